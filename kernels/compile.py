@@ -1,0 +1,155 @@
+"""Compile a submission with NVRTC: policy, constants, signature check, diagnostics.
+
+The learner's source is compiled as written, followed by
+
+    #line 1 "kdojo-signature"
+    extern "C" __global__ void block_sum(const float* in, float* out, int N);
+
+so a kernel whose parameters differ from the spec is a compile error, while
+every diagnostic in the learner's own code keeps its line number. NVRTC's log
+is rebuilt from the parsed diagnostics: nothing from any other file (a CUDA
+header, or a file an include might have named) reaches the learner.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from kernels.backend import Diagnostic
+from kernels.constants import read_constants
+from kernels.includes import check_includes
+from kernels.nvrtc import compile_program
+from kernels.spec import Exercise
+
+SOURCE_NAME = "submission.cu"
+SIGNATURE_FILE = "kdojo-signature"
+MAX_SOURCE_BYTES = 256 * 1024
+DEFAULT_ARCH = "compute_90"  # PTX-only check where no GPU says which sm_XX to build
+
+_HEADER = re.compile(r"^(?P<file>[^\n()]+)\((?P<line>\d+)\): (?P<sev>catastrophic error|error|warning|remark)"
+                     r"(?: #[\w-]+)?: (?P<msg>.*)$")
+_KEEP = re.compile(r"^(\d+ (catastrophic )?errors? detected in the compilation of .*|Compilation terminated\.)$")
+
+
+@dataclass
+class CompileResult:
+    """status: "ok" | "compile_error" | "rejected"."""
+
+    status: str
+    seconds: float
+    log: str = ""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    constants: dict[str, int] = field(default_factory=dict)
+    ptx: bytes = b""
+    cubin: bytes = b""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "seconds": round(self.seconds, 4), "log": self.log,
+                "diagnostics": [d.to_dict() for d in self.diagnostics]}
+
+
+_CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()
+
+
+def compile_submission(source: str, exercise: Exercise, arch: str | None = None) -> CompileResult:
+    """Policy check, then NVRTC. `arch` "sm_90" gives a CUBIN; None a PTX-only check.
+    Results are memoised (a backend compiling the same source again pays nothing)."""
+    started = time.perf_counter()
+    if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
+        return CompileResult("rejected", 0.0, f"source larger than {MAX_SOURCE_BYTES // 1024} KiB",
+                             [Diagnostic(0, 0, "error", "source file too large")])
+    violations = check_includes(source)
+    if violations:
+        diags = [Diagnostic(v.line, 1, "error", v.message) for v in violations]
+        return CompileResult("rejected", time.perf_counter() - started, _render(diags), diags)
+    constants, defined, const_diags = read_constants(source, exercise)
+    if const_diags:
+        return CompileResult("compile_error", time.perf_counter() - started, _render(const_diags),
+                             const_diags, constants)
+    options = ["-lineinfo", "-std=c++17", f"--gpu-architecture={arch or DEFAULT_ARCH}"]
+    options += [f"-D{name}={value}" for name, value in constants.items() if name not in defined]
+    key = (source, tuple(options), tuple(k.declaration() for k in exercise.kernels))
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    result = _nvrtc(source, exercise, options, constants, started)
+    _CACHE[key] = result
+    while len(_CACHE) > 8:
+        _CACHE.popitem(last=False)
+    return result
+
+
+def _nvrtc(source: str, exercise: Exercise, options: list[str], constants: dict[str, int],
+           started: float) -> CompileResult:
+    declarations = "\n".join(k.declaration() for k in exercise.kernels)
+    full = f'{source}\n#line 1 "{SIGNATURE_FILE}"\n{declarations}\n'
+    out = compile_program(full, SOURCE_NAME, options)
+    diagnostics = parse_log(out.log, source, exercise)
+    if out.ok:
+        missing = [k.name for k in exercise.kernels if not _has_entry(out, k.name)]
+        for name in missing:
+            diagnostics.append(Diagnostic(0, 0, "error", f"kernel '{name}' is not defined; write "
+                                          f"{exercise.kernel(name).declaration()[:-1]} {{ … }}"))
+    ok = out.ok and not any(d.severity == "error" for d in diagnostics)
+    seconds = time.perf_counter() - started
+    return CompileResult("ok" if ok else "compile_error", seconds, _render(diagnostics, out.log),
+                         diagnostics, constants, out.ptx if ok else b"", out.cubin if ok else b"")
+
+
+def _has_entry(out, name: str) -> bool:
+    if out.cubin:
+        return f".text.{name}\x00".encode() in out.cubin
+    return re.search(rf"\.entry\s+{re.escape(name)}\s*\(".encode(), out.ptx) is not None
+
+
+def parse_log(log: str, source: str, exercise: Exercise) -> list[Diagnostic]:
+    """NVRTC's log → diagnostics on the learner's lines (1-based). Errors in the
+    appended declarations become one message quoting the required signature."""
+    diagnostics: list[Diagnostic] = []
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        match = _HEADER.match(line)
+        if not match:
+            continue
+        severity = "error" if "error" in match["sev"] else match["sev"]
+        if match["file"] == SOURCE_NAME:
+            column = _caret_column(lines, i)
+            diagnostics.append(Diagnostic(int(match["line"]), column, severity, match["msg"]))
+        elif match["file"] == SIGNATURE_FILE:
+            index = int(match["line"]) - 1
+            kernel = exercise.kernels[min(index, len(exercise.kernels) - 1)]
+            diagnostics.append(Diagnostic(_definition_line(source, kernel.name), 1, "error",
+                f"'{kernel.name}' must be declared exactly as: {kernel.declaration()[:-1]}"))
+        else:
+            name = match["file"].rsplit("/", 1)[-1]
+            diagnostics.append(Diagnostic(0, 0, severity, f"in CUDA header '{name}': {match['msg']}"))
+    return diagnostics
+
+
+def _caret_column(lines: list[str], header_index: int) -> int:
+    # NVRTC echoes the source line indented by two spaces, then a caret line
+    if header_index + 2 < len(lines) and lines[header_index + 2].strip() == "^":
+        return max(1, lines[header_index + 2].index("^") - 1)
+    return 0
+
+
+def _definition_line(source: str, kernel: str) -> int:
+    for number, line in enumerate(source.splitlines(), start=1):
+        if re.search(rf"\b{re.escape(kernel)}\s*\(", line):
+            return number
+    return 0
+
+
+def _render(diagnostics: list[Diagnostic], raw_log: str = "") -> str:
+    """A log made only of our parsed diagnostics and NVRTC's summary lines."""
+    rendered = [f"{SOURCE_NAME}({d.line}): {d.severity}: {d.message}" if d.line
+                else f"{SOURCE_NAME}: {d.severity}: {d.message}" for d in diagnostics]
+    rendered += [line for line in raw_log.splitlines() if _KEEP.match(line.strip())]
+    return "\n".join(rendered)

@@ -1,0 +1,56 @@
+"""Learner-chosen compile-time constants (e.g. BLOCK_SIZE) read from the source.
+
+`#define BLOCK_SIZE 128` or `constexpr int BLOCK_SIZE = 128;` (also `static
+constexpr`, `const int`, unsigned) sets a constant; when the source does not
+define it, the spec's default is passed as `-DBLOCK_SIZE=…`. A value outside
+the spec's choices is a compile error at the learner's line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kernels.backend import Diagnostic
+from kernels.spec import Exercise
+
+
+def _patterns(name: str) -> list[re.Pattern[str]]:
+    return [
+        re.compile(rf"^\s*#\s*define\s+{name}\s+\(?\s*([0-9]+)[uU]?\s*\)?\s*(?://.*)?$"),
+        re.compile(rf"^\s*(?:static\s+)?(?:constexpr|const)\s+(?:unsigned\s+)?(?:int|unsigned|size_t)\s+"
+                   rf"{name}\s*=\s*([0-9]+)[uU]?\s*;"),
+    ]
+
+
+def _mentions(name: str) -> re.Pattern[str]:
+    return re.compile(rf"^\s*(?:#\s*define\s+{name}\b|.*\b(?:constexpr|const)\b.*\b{name}\s*=)")
+
+
+def read_constants(source: str, exercise: Exercise) -> tuple[dict[str, int], set[str], list[Diagnostic]]:
+    """(values, names defined in the source, diagnostics).
+
+    `values` has every constant of the exercise, from the source or the default.
+    """
+    values: dict[str, int] = {}
+    defined: set[str] = set()
+    diagnostics: list[Diagnostic] = []
+    lines = source.splitlines()
+    for constant in exercise.constants:
+        values[constant.name] = constant.default
+        for number, line in enumerate(lines, start=1):
+            found = next((m for p in _patterns(constant.name) if (m := p.match(line))), None)
+            if found is None:
+                if _mentions(constant.name).match(line):
+                    diagnostics.append(Diagnostic(number, 1, "error",
+                        f"{constant.name} must be a plain integer literal "
+                        f"(one of {', '.join(map(str, constant.choices))})"))
+                continue
+            value = int(found.group(1))
+            defined.add(constant.name)
+            values[constant.name] = value
+            if value not in constant.choices:
+                diagnostics.append(Diagnostic(number, 1, "error",
+                    f"{constant.name} = {value} is not allowed; choose one of "
+                    f"{', '.join(map(str, constant.choices))}"))
+            break
+    return values, defined, diagnostics

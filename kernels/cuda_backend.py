@@ -1,0 +1,210 @@
+"""The `cuda` backend: NVRTC CUBIN loaded with CuPy, launches on one stream.
+
+cupy is imported only here and in the timing modules, so `kernels` imports
+on machines without it. A sticky CUDA error (illegal address, launch failure …)
+poisons the process; the run says so and the worker stops.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernels.backend import BuildError, Diagnostic, GuardedArray, Launch, Program, RunOutcome, \
+    RuntimeFault
+from kernels.compile import compile_submission
+from kernels.nvrtc import compile_program
+from kernels.spec import SCALAR_CTYPES, Exercise
+
+# Errors after which the CUDA context is unusable.
+STICKY = ("ILLEGAL_ADDRESS", "LAUNCH_FAILED", "MISALIGNED_ADDRESS", "ILLEGAL_INSTRUCTION",
+          "HARDWARE_STACK_ERROR", "ASSERT", "INVALID_PC", "INVALID_ADDRESS_SPACE", "LAUNCH_TIMEOUT",
+          "IllegalAddress", "LaunchFailure", "MisalignedAddress", "IllegalInstruction", "Assert")
+PRINTF_FIFO_BYTES = 1 << 20
+
+
+class CudaBackend:
+    name = "cuda"
+    supports_timing = True
+
+    def __init__(self, capture: Any = None) -> None:
+        self.capture = capture  # kernels.capture.OutputCapture or None
+        self._props: dict[str, Any] | None = None
+        self.flusher: Any = None  # kernels.timing.L2Flusher, made by warm()
+        self._pci: str | None = None
+
+    # -- device ---------------------------------------------------------
+    def available(self) -> bool:
+        try:
+            import cupy
+
+            return cupy.cuda.runtime.getDeviceCount() > 0
+        except Exception:
+            return False
+
+    def preload(self) -> None:
+        """Imports only: no CUDA call, so no context and no GPU work yet."""
+        import cupy  # noqa: F401
+
+        import kernels.bench_run  # noqa: F401
+        import kernels.timing  # noqa: F401
+
+    def warm(self) -> None:
+        """Create the context and load a tiny kernel, so a job pays none of it."""
+        import cupy
+
+        cupy.cuda.Device(0).use()
+        cupy.zeros(1, dtype=cupy.float32).sum()
+        try:
+            cupy.cuda.runtime.deviceSetLimit(cupy.cuda.runtime.cudaLimitPrintfFifoSize,
+                                             PRINTF_FIFO_BYTES)
+        except Exception:
+            pass  # printf flood protection is also done by the output cap
+        self._warm_cupy_kernels()
+        # the first NVRTC compile and module load of a process are slow (~0.3 s): pay them now
+        warm = compile_program('extern "C" __global__ void kdojo_warm(int* p) { if (p) p[0] = 1; }',
+                               "warm.cu", ["-lineinfo", f"--gpu-architecture={self.arch}"])
+        self._load(warm.cubin, ("kdojo_warm",))
+
+    def _warm_cupy_kernels(self) -> None:
+        # cupy loads each of its own kernels on first use (from its disk cache);
+        # load the ones input generation, references and timing use, and the
+        # L2 flush buffer, before a job arrives
+        import cupy
+
+        from kernels.timing import L2Flusher
+
+        self.flusher = L2Flusher(self.l2_bytes)
+        self.flusher()
+        rng = cupy.random.default_rng(0)
+        for dtype in (cupy.float32, cupy.float64):
+            x = rng.random(1024, dtype=dtype) * dtype(2) + rng.random(1, dtype=dtype)
+            y = rng.standard_normal(1024, dtype=dtype) * dtype(2)
+            abs(x + y).astype(cupy.float64).sum().reshape(1)
+            x.copy().fill(0)
+        begin, end = cupy.cuda.Event(), cupy.cuda.Event()
+        begin.record()
+        end.record()
+        end.synchronize()
+        cupy.cuda.get_elapsed_time(begin, end)
+
+    @property
+    def props(self) -> dict[str, Any]:
+        if self._props is None:
+            import cupy
+
+            self._props = cupy.cuda.runtime.getDeviceProperties(0)
+            try:
+                self._pci = cupy.cuda.Device(0).pci_bus_id
+            except Exception:
+                self._pci = None
+        return self._props
+
+    @property
+    def arch(self) -> str:
+        return f"sm_{self.props['major']}{self.props['minor']}"
+
+    @property
+    def l2_bytes(self) -> int:
+        return int(self.props.get("l2CacheSize", 50 * 2**20))
+
+    def device_info(self) -> dict[str, Any]:
+        from kernels.telemetry import sample
+
+        name = self.props["name"]
+        return {"name": name.decode() if isinstance(name, bytes) else str(name), **sample(self._pci)}
+
+    # -- build ----------------------------------------------------------
+    def build(self, exercise: Exercise, source: str, constants: dict[str, int]) -> Program:
+        compiled = compile_submission(source, exercise, self.arch)  # memoised: no second compile
+        if not compiled.ok:
+            raise BuildError(compiled.diagnostics, compiled.log)
+        return self._load(compiled.cubin, tuple(k.name for k in exercise.kernels))
+
+    def build_trusted(self, source_path: Path, kernels: tuple[str, ...]) -> Program:
+        """A baseline kernel from the exercise folder (no policy, no signature check)."""
+        out = compile_program(source_path.read_text(), source_path.name,
+                              ["-std=c++17", f"--gpu-architecture={self.arch}"])
+        if not out.ok:
+            raise BuildError([Diagnostic(0, 0, "error", f"{source_path.name} does not compile")], out.log)
+        return self._load(out.cubin, kernels)
+
+    def _load(self, cubin: bytes, kernels: tuple[str, ...]) -> Program:
+        import cupy
+
+        fd, path = tempfile.mkstemp(suffix=".cubin")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(cubin)
+            module = cupy.RawModule(path=path)
+            functions = {name: module.get_function(name) for name in kernels}
+        finally:
+            os.unlink(path)
+        return Program(kernels, handle={"module": module, "functions": functions})
+
+    # -- run ------------------------------------------------------------
+    def run(self, program: Program, launches: list[Launch], buffers: dict[str, GuardedArray],
+            timeout_s: float) -> RunOutcome:
+        import cupy
+
+        # timeout_s is enforced by the supervising process (a GPU kernel cannot be interrupted)
+        try:
+            device = {name: cupy.asarray(buf.full) for name, buf in buffers.items()}
+            views = {name: device[name][buf.guard_elems:buf.guard_elems + buf.size]
+                     for name, buf in buffers.items()}
+            self.launch_all(program, launches, views)
+            cupy.cuda.get_current_stream().synchronize()
+            for name, buf in buffers.items():
+                device[name].get(out=buf.full)
+        except Exception as exc:  # noqa: BLE001 — classified below, re-raised if not CUDA's
+            return RunOutcome(buffers, self._output(), fault=classify(exc))
+        return RunOutcome(buffers, self._output())
+
+    def launch_all(self, program: Program, launches: list[Launch], views: dict[str, Any]) -> None:
+        """Enqueue every launch on the current stream; `views` maps buffer → device array."""
+        functions = program.handle["functions"]
+        for launch in launches:
+            args = tuple(views[a.buffer] if a.buffer is not None else _scalar(a.ctype, a.value)
+                         for a in launch.args)
+            functions[launch.kernel](launch.grid, launch.block, args, shared_mem=launch.shared_bytes)
+
+    def _output(self) -> str:
+        if self.capture is None:
+            return ""
+        _flush_c_stdout()
+        return self.capture.read_new()
+
+
+def _scalar(ctype: str, value: Any) -> Any:
+    return np.dtype(SCALAR_CTYPES[ctype]).type(value)
+
+
+def _flush_c_stdout() -> None:
+    # device printf is written through the C library's stdout buffer
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except OSError:
+        pass
+
+
+def classify(exc: BaseException) -> RuntimeFault:
+    """A CuPy/CUDA exception → RuntimeFault with the CUDA error name. Anything
+    that is not a CUDA error is re-raised (it is ours: internal_error)."""
+    import cupy
+
+    if isinstance(exc, cupy.cuda.memory.OutOfMemoryError):
+        return RuntimeFault("memory_limit_exceeded", "out of memory", str(exc))
+    cuda_errors = (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError)
+    if not isinstance(exc, cuda_errors):
+        raise exc
+    text = str(exc)
+    name, _, message = text.partition(":")
+    sticky = any(token in name for token in STICKY)
+    if "OUT_OF_MEMORY" in name or "MemoryAllocation" in name:
+        return RuntimeFault("memory_limit_exceeded", name.strip(), message.strip())
+    return RuntimeFault("runtime_error", name.strip(), message.strip() or text, poisoned=sticky)

@@ -1,0 +1,176 @@
+"""compile → tests → benchmark, in one process, for any backend.
+
+This is the judge proper; `kernels.worker` runs it inside a fresh sandboxed
+process and `kernels.judge` supervises that process. Events go to `emit`:
+public ones (`compiling`, `testing` with the test's result, `benchmarking`)
+and private ones starting with "_" that let the supervisor set per-stage
+deadlines (`_test_start`, `_bench_start`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from kernels import result as result_doc
+from kernels.backend import Backend, BuildError, RunDiagnostic, RuntimeFault
+from kernels.buffers import make_guarded
+from kernels.check import TestResult, check_case, reference_is_trivial
+from kernels.compile import CompileResult, compile_submission
+from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
+from kernels.spec import Case, Exercise
+
+Emit = Callable[[dict[str, Any]], None]
+EMU_TIMINGS_NOTE = ("timings are not representative: the emulator runs on the CPU "
+                    "and only checks correctness")
+
+
+class ReferenceProblem(Exception):
+    """The exercise's own reference is unusable for a case (our fault, not the learner's)."""
+
+
+@dataclass
+class TestsOutcome:
+    tests: list[TestResult] = field(default_factory=list)
+    verdict: str = "accepted"
+    message: str = ""
+    diagnostics: list[RunDiagnostic] = field(default_factory=list)
+
+
+def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bool, seed: int,
+                 emit: Emit, bench_options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Judge `source` and return the v1 result document."""
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    emit({"stage": "compiling"})
+    compiled = compile_submission(source, exercise, backend.arch)
+    program = None
+    if compiled.ok:
+        try:
+            program = backend.build(exercise, source, compiled.constants)
+        except BuildError as exc:
+            compiled = CompileResult("compile_error", compiled.seconds, exc.log, exc.diagnostics)
+    timings["compile_s"] = time.perf_counter() - started
+    emit({"stage": "_compiled", "compile": compiled.to_dict()})
+    finish = _finisher(exercise, backend, compiled, started, timings)
+    if program is None:
+        return finish(compiled.status, _compile_message(compiled), [], [], None)
+    test_started = time.perf_counter()
+    outcome = run_tests(exercise, backend, program, compiled.constants, seed, emit)
+    timings["test_s"] = time.perf_counter() - test_started
+    tests = [t.to_dict() for t in outcome.tests]
+    diags = _dedupe(outcome.diagnostics)
+    if outcome.verdict != "accepted" or not bench or exercise.benchmark is None \
+            or not backend.supports_timing:
+        return finish(outcome.verdict, outcome.message, tests, diags, None)
+    bench_started = time.perf_counter()
+    emit({"stage": "_bench_start"})
+    from kernels.bench_run import run_benchmark  # imports cupy: only on timing backends
+
+    benchmark, problem = run_benchmark(exercise, backend, program, compiled.constants, seed, emit,
+                                       **(bench_options or {}))
+    timings["bench_s"] = time.perf_counter() - bench_started
+    if problem:
+        return finish("wrong_answer", problem, tests, diags, None)
+    return finish("accepted", outcome.message, tests, diags, benchmark)
+
+
+def _finisher(exercise: Exercise, backend: Backend, compiled: CompileResult, started: float,
+              timings: dict[str, float]) -> Callable[..., dict[str, Any]]:
+    def finish(verdict: str, message: str, tests: list, diags: list, benchmark: Any) -> dict[str, Any]:
+        timings["total_s"] = time.perf_counter() - started
+        return result_doc.build(
+            exercise=exercise.id, backend=backend.name, device=backend.device_info(),
+            verdict=verdict, message=message, compile_=compiled.to_dict(), tests=tests,
+            diagnostics=[d.to_dict() for d in diags], benchmark=benchmark, timings=timings,
+            timings_note=None if backend.supports_timing else EMU_TIMINGS_NOTE)
+    return finish
+
+
+def _compile_message(compiled: CompileResult) -> str:
+    first = next((d for d in compiled.diagnostics if d.severity == "error"), None)
+    if first is None:
+        return "compilation failed"
+    where = f"line {first.line}: " if first.line else ""
+    prefix = "rejected: " if compiled.status == "rejected" else "compilation failed: "
+    return prefix + where + first.message
+
+
+def run_tests(exercise: Exercise, backend: Backend, program: Any, constants: dict[str, int],
+              seed: int, emit: Emit) -> TestsOutcome:
+    """Every test case in order. A fault stops the run when the process is poisoned."""
+    outcome = TestsOutcome()
+    total = len(exercise.tests)
+    for index, case in enumerate(exercise.tests):
+        emit({"stage": "_test_start", "index": index, "total": total, "name": case.label})
+        try:
+            test, fault, diags = run_case(exercise, backend, program, constants, case,
+                                          np.random.default_rng([seed, index]))
+        except ReferenceProblem as exc:
+            raise RuntimeError(f"{exercise.id} {case.label}: {exc}") from None
+        outcome.tests.append(test)
+        outcome.diagnostics += diags
+        emit({"stage": "testing", "index": index, "total": total, "test": test.to_dict()})
+        if fault is not None:
+            if outcome.verdict in ("accepted", "wrong_answer"):
+                outcome.verdict, outcome.message = fault.kind, f"{case.label}: {test.message}"
+            if fault.poisoned:
+                break
+        elif test.status != "pass" and outcome.verdict == "accepted":
+            outcome.verdict = "wrong_answer"
+            outcome.message = f"{case.label}: {test.message}"
+    failed = sum(t.status != "pass" for t in outcome.tests)
+    if outcome.verdict == "accepted":
+        outcome.message = f"all {total} tests passed"
+    elif outcome.verdict == "wrong_answer":
+        outcome.message = f"{failed} of {total} tests failed; first: {outcome.message}"
+    return outcome
+
+
+def run_case(exercise: Exercise, backend: Backend, program: Any, constants: dict[str, int],
+             case: Case, rng: np.random.Generator) -> tuple[TestResult, RuntimeFault | None, list]:
+    """One case: fresh inputs, guarded buffers, run, check."""
+    reference = load_reference(exercise)
+    cased = case_dict(case, constants)
+    env = env_for(case, constants)
+    inputs = reference.generate(cased, rng)
+    want = {k: np.asarray(v) for k, v in reference.reference(inputs, cased).items()}
+    scales = reference.error_scale(inputs, cased) if hasattr(reference, "error_scale") else {}
+    for name, expected in want.items():
+        if reference_is_trivial(expected, exercise.atol, scales.get(name, 1.0)):
+            raise ReferenceProblem(f"expected '{name}' is ~0: a kernel writing zeros would pass")
+    shapes = buffer_shapes(exercise, env)
+    buffers = {b.name: make_guarded(b.name, b.role, b.dtype, shapes[b.name], b.init,
+                                    inputs.get(b.name) if b.role in ("in", "inout") else None)
+               for b in exercise.buffers}
+    before = {b.name: buffers[b.name].payload.copy() for b in exercise.buffers if b.role == "in"}
+    launches = resolve_launches(exercise.launches, env)
+    try:
+        ran = backend.run(program, launches, buffers, exercise.limits.run_s)
+    except RuntimeFault as fault:
+        return TestResult(case.label, "error", _fault_message(fault)), fault, []
+    if ran.fault is not None:
+        return TestResult(case.label, "error", _fault_message(ran.fault), ran.output), ran.fault, \
+            ran.diagnostics
+    dtypes = {b.name: b.dtype for b in exercise.buffers}
+    outputs = {k: v for k, v in want.items() if exercise.buffer(k).role in ("out", "inout")}
+    test = check_case(case.label, ran.buffers, before, outputs, dtypes, exercise.rtol,
+                      exercise.atol, scales, ran.output)
+    return test, None, ran.diagnostics
+
+
+def _fault_message(fault: RuntimeFault) -> str:
+    return f"{fault.name}: {fault.message}" if fault.name else fault.message
+
+
+def _dedupe(diagnostics: list[RunDiagnostic]) -> list[RunDiagnostic]:
+    seen, unique = set(), []
+    for d in diagnostics:
+        key = (d.kind, d.line, d.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    return unique[:50]

@@ -1,0 +1,109 @@
+"""The v1 result document: builders and a validator (used by tests and the web).
+
+Shape (docs/architecture.md, design.md): version, exercise, backend, device,
+verdict, message, compile, tests, diagnostics, benchmark (null when not run),
+timings, and `timings_note` on backends whose timings mean nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+VERSION = 1
+VERDICTS = ("accepted", "wrong_answer", "compile_error", "runtime_error", "time_limit_exceeded",
+            "memory_limit_exceeded", "rejected", "internal_error")
+TEST_STATUSES = ("pass", "fail", "error")
+TIMING_KEYS = ("queued_s", "compile_s", "test_s", "bench_s", "total_s")
+
+
+def empty_compile() -> dict[str, Any]:
+    return {"ok": False, "seconds": 0.0, "log": "", "diagnostics": []}
+
+
+def build(*, exercise: str, backend: str, verdict: str, message: str,
+          device: dict[str, Any] | None = None, compile_: dict[str, Any] | None = None,
+          tests: list[dict[str, Any]] | None = None, diagnostics: list[dict[str, Any]] | None = None,
+          benchmark: dict[str, Any] | None = None, timings: dict[str, float] | None = None,
+          timings_note: str | None = None) -> dict[str, Any]:
+    """One v1 document. Every entry point (CLI, web worker) goes through here."""
+    if verdict not in VERDICTS:
+        raise ValueError(f"unknown verdict {verdict!r}")
+    doc: dict[str, Any] = {
+        "version": VERSION,
+        "exercise": exercise,
+        "backend": backend,
+        "device": {"name": None, "sm_clock_mhz": None, "temp_c": None, **(device or {})},
+        "verdict": verdict,
+        "message": message,
+        "compile": compile_ or empty_compile(),
+        "tests": tests or [],
+        "diagnostics": diagnostics or [],
+        "benchmark": benchmark,
+        "timings": {key: round(float((timings or {}).get(key, 0.0)), 4) for key in TIMING_KEYS},
+    }
+    if timings_note:
+        doc["timings_note"] = timings_note
+    return doc
+
+
+def _expect(errors: list[str], cond: bool, message: str) -> None:
+    if not cond:
+        errors.append(message)
+
+
+def validate(doc: Any) -> list[str]:
+    """Everything wrong with a document, as messages; empty when it is valid v1."""
+    errors: list[str] = []
+    if not isinstance(doc, dict):
+        return ["document is not an object"]
+    required = {"version", "exercise", "backend", "device", "verdict", "message", "compile",
+                "tests", "diagnostics", "benchmark", "timings"}
+    missing = sorted(required - set(doc))
+    if missing:
+        return [f"missing keys: {', '.join(missing)}"]
+    extra = sorted(set(doc) - required - {"timings_note"})
+    _expect(errors, not extra, f"unknown keys: {', '.join(extra)}")
+    _expect(errors, doc["version"] == VERSION, "version must be 1")
+    _expect(errors, doc["verdict"] in VERDICTS, f"bad verdict {doc['verdict']!r}")
+    _expect(errors, isinstance(doc["message"], str), "message must be a string")
+    _expect(errors, doc["backend"] in ("cuda", "emu"), "backend must be cuda or emu")
+    _expect(errors, isinstance(doc["device"], dict) and "name" in doc["device"], "device.name missing")
+    _validate_compile(errors, doc["compile"])
+    _validate_tests(errors, doc["tests"])
+    _expect(errors, isinstance(doc["diagnostics"], list) and all(
+        isinstance(d, dict) and {"kind", "line", "message"} <= set(d) for d in doc["diagnostics"]),
+        "diagnostics entries need kind, line, message")
+    if doc["benchmark"] is not None:
+        _validate_benchmark(errors, doc["benchmark"])
+    timings = doc["timings"]
+    _expect(errors, isinstance(timings, dict) and all(
+        isinstance(timings.get(k), (int, float)) for k in TIMING_KEYS), "timings incomplete")
+    return errors
+
+
+def _validate_compile(errors: list[str], compile_: Any) -> None:
+    ok = isinstance(compile_, dict) and {"ok", "seconds", "log", "diagnostics"} <= set(compile_)
+    _expect(errors, ok, "compile needs ok, seconds, log, diagnostics")
+    if ok:
+        for d in compile_["diagnostics"]:
+            _expect(errors, isinstance(d, dict) and {"line", "column", "severity", "message"} <= set(d),
+                    "compile diagnostics need line, column, severity, message")
+
+
+def _validate_tests(errors: list[str], tests: Any) -> None:
+    if not isinstance(tests, list):
+        errors.append("tests must be a list")
+        return
+    for i, test in enumerate(tests):
+        ok = isinstance(test, dict) and {"name", "status", "message", "output"} <= set(test)
+        _expect(errors, ok and test["status"] in TEST_STATUSES, f"tests[{i}] malformed")
+
+
+def _validate_benchmark(errors: list[str], bench: Any) -> None:
+    if not isinstance(bench, dict) or not {"sizes", "geomean_ms", "peak_gbps"} <= set(bench):
+        errors.append("benchmark needs sizes, geomean_ms, peak_gbps")
+        return
+    for i, size in enumerate(bench["sizes"]):
+        keys = {"n", "label", "dims", "ms", "ms_err", "best_ms", "baselines"}
+        _expect(errors, isinstance(size, dict) and keys <= set(size),
+                f"benchmark.sizes[{i}] needs {', '.join(sorted(keys))}")

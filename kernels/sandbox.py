@@ -1,0 +1,180 @@
+"""Job processes: a fresh process group, a clean environment, wall-clock kills.
+
+GPU time is not CPU time, so limits are wall-clock and enforced from outside:
+the whole process group is killed (SIGKILL), which also frees the GPU. No
+RLIMIT_AS (CUDA maps a huge address space); core dumps are off. Events are
+read line by line with a deadline; a line longer than MAX_LINE_BYTES is
+refused (the worker's own events are small, except the final result).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from kernels.catalog import REPO_ROOT
+
+MAX_LINE_BYTES = 16 * 2**20
+STDERR_KEEP_BYTES = 64 * 1024
+# variables a job may see; everything else is dropped
+PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "KDOJO_NVRTC", "CUDA_PATH",
+                "LD_LIBRARY_PATH", "KDOJO_LESSONS_DIR", "CUPY_CACHE_DIR", "KDOJO_EMU_CXX",
+                "KDOJO_EMU_CACHE")
+
+
+def clean_env(workdir: Path) -> dict[str, str]:
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(workdir),
+           "TMPDIR": str(workdir), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
+    paths = [str(REPO_ROOT)] + [str(Path(p).resolve()) for p in
+                                os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    for name in PASS_THROUGH:
+        if name in os.environ:
+            env[name] = os.environ[name]
+    # cupy compiles its own kernels (fill, sum) once; keep that cache across jobs
+    env.setdefault("CUPY_CACHE_DIR", str(Path.home() / ".cupy" / "kernel_cache"))
+    return env
+
+
+def _child_setup() -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+class JobProcess:
+    """One `python -m kernels.worker` process and its event stream."""
+
+    def __init__(self, backend: str, lessons_dir: Path | None) -> None:
+        self.workdir = Path(tempfile.mkdtemp(prefix="kdojo-job-"))
+        command = [sys.executable, "-m", "kernels.worker", "--backend", backend]
+        if lessons_dir is not None:
+            command += ["--lessons", str(Path(lessons_dir).resolve())]
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=self.workdir, env=clean_env(self.workdir), start_new_session=True,
+            preexec_fn=_child_setup, close_fds=True)
+        self._buffer = b""
+        self.ready = False  # set once the worker's "_ready" event has been read
+        self.warm_requested = False
+        self.early_events: list[dict[str, Any]] = []  # read while waiting for "_ready"
+        self._reaped = False
+        self._stderr = bytearray()
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_thread.start()
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+
+    def _drain_stderr(self) -> None:
+        for chunk in iter(lambda: self.proc.stderr.read1(65536), b""):
+            self._stderr += chunk
+            del self._stderr[:-STDERR_KEEP_BYTES]
+
+    @property
+    def stderr_tail(self) -> str:
+        return bytes(self._stderr[-4000:]).decode("utf-8", "replace")
+
+    def send(self, job: dict[str, Any]) -> None:
+        """Send the job line and close stdin (one job per process)."""
+        self._write(job, close=True)
+
+    def request_warm(self) -> None:
+        """Ask for the GPU phase of warming (once)."""
+        if not self.warm_requested:
+            self.warm_requested = True
+            self._write({"warm": True}, close=False)
+
+    def _write(self, message: dict[str, Any], close: bool) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            self.proc.stdin.flush()
+            if close:
+                self.proc.stdin.close()
+        except (BrokenPipeError, ValueError):
+            pass  # the process died (or stdin is closed); read_event reports EOF
+
+    def read_event(self, deadline: float) -> dict[str, Any] | None | str:
+        """The next event; None on EOF (process gone); "timeout" at the deadline."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return "timeout"
+            if not self._selector.select(remaining):
+                return "timeout"
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None
+            self._buffer += chunk
+            if len(self._buffer) > MAX_LINE_BYTES:
+                raise RuntimeError("job process sent an over-long event line")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return json.loads(line)
+
+    def wait_ready(self, timeout_s: float) -> bool:
+        """Block until the worker is warm. False if it died or `timeout_s` passed;
+        any other event before `_ready` is a protocol error (it died trying)."""
+        deadline = time.monotonic() + timeout_s
+        self.request_warm()
+        while not self.ready:
+            event = self.read_event(deadline)
+            if not isinstance(event, dict):
+                return False
+            if event.get("stage") == "_ready":
+                self.ready = True
+            else:
+                self.early_events.append(event)
+                return False
+        return True
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group and reap it (frees the GPU)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.wait(10)
+
+    def wait(self, timeout_s: float) -> int | None:
+        try:
+            code = self.proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            return None
+        if self._reaped:
+            return code
+        self._reaped = True
+        self._selector.close()
+        for stream in (self.proc.stdout, self.proc.stdin):
+            if stream and not stream.closed:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self._stderr_thread.join(timeout=2)
+        if self.proc.stderr and not self.proc.stderr.closed:
+            self.proc.stderr.close()
+        _remove_tree(self.workdir)
+        return code
+
+    def close(self) -> None:
+        """Shut down an unused (spare) process."""
+        if self.proc.poll() is None:
+            self.kill()
+        else:
+            self.wait(5)
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,95 @@
+"""GPU timing: CUDA events, L2 flush, adaptive repetitions (design.md "Timing method").
+
+Each timed call is: reset (outputs to their initial values) → L2 flush
+(write 2× the L2 size) → start event → the work → end event. After a warm-up
+call the calls run in batches; we stop once the relative standard error of
+the mean is below `target_rse` (0.5%) with at least `min_reps` samples, or
+when the time cap is spent. One synchronisation per batch, as triton's
+do_bench does, so the host never sits between the events.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from kernels.stats import Summary, summarize
+
+
+class L2Flusher:
+    """Writes 2× the L2 size so no timed call finds its inputs cached."""
+
+    def __init__(self, l2_bytes: int) -> None:
+        import cupy
+
+        self.buffer = cupy.empty(max(2 * l2_bytes, 1 << 20) // 4, dtype=cupy.int32)
+
+    def __call__(self) -> None:
+        self.buffer.fill(0)
+
+
+def measure(work: Callable[[int], Any], flush: Callable[[], None], *,
+            reset: Callable[[int], None] | None = None,
+            after: Callable[[int], None] | None = None,
+            target_rse: float = 0.005, min_reps: int = 10, max_reps: int = 2000,
+            cap_s: float = 2.0) -> Summary:
+    """Time `work(rep)` (rep = 0, 1, … lets callers rotate fresh inputs).
+
+    `reset(rep)` runs before the flush, `after(rep)` after the end event (e.g. to
+    stash outputs for the correctness re-check); neither is timed.
+    """
+    import cupy
+
+    stream = cupy.cuda.get_current_stream()
+    started = time.perf_counter()
+    if reset:
+        reset(0)
+    work(0)  # warm-up: first-launch costs, and the estimate of one call
+    stream.synchronize()
+    times_ms: list[float] = []
+    # slow calls (a naive baseline: tens of ms) start with the minimum batch
+    batch = min_reps if time.perf_counter() - started > 0.01 else 5
+    rep = 0
+    while True:
+        events = []
+        for _ in range(batch):
+            if reset:
+                reset(rep)
+            flush()
+            begin, end = cupy.cuda.Event(), cupy.cuda.Event()
+            begin.record(stream)
+            work(rep)
+            end.record(stream)
+            if after:
+                after(rep)
+            events.append((begin, end))
+            rep += 1
+        end.synchronize()
+        times_ms += [cupy.cuda.get_elapsed_time(b, e) for b, e in events]
+        summary = summarize(times_ms)
+        elapsed = time.perf_counter() - started
+        if (len(times_ms) >= min_reps and summary.rse < target_rse) or elapsed > cap_s \
+                or len(times_ms) >= max_reps:
+            return summary
+        per_call_s = max(elapsed / (len(times_ms) + 1), 1e-6)
+        batch = int(min(max(len(times_ms), 5), max(1, (cap_s - elapsed) / per_call_s), 200))
+
+
+def copy_bandwidth_gbps(nbytes: int = 1 << 30, flush: Callable[[], None] | None = None) -> float:
+    """Device-to-device copy bandwidth (bytes read + written per second, in GB/s):
+    the practical peak this GPU reaches. Measured once per judge."""
+    import cupy
+
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    nbytes = min(nbytes, free // 4)
+    src = cupy.ones(nbytes // 4, dtype=cupy.float32)
+    dst = cupy.empty_like(src)
+
+    def work(_rep: int) -> None:
+        cupy.cuda.runtime.memcpyAsync(dst.data.ptr, src.data.ptr, src.nbytes,
+                                      cupy.cuda.runtime.memcpyDeviceToDevice,
+                                      cupy.cuda.get_current_stream().ptr)
+
+    summary = measure(work, flush or (lambda: None), min_reps=10, cap_s=1.0)
+    del src, dst
+    return 2 * nbytes / (summary.median_ms * 1e-3) / 1e9

@@ -1,0 +1,103 @@
+"""The job process: warm up, read one job, run the pipeline, stream JSON-line events.
+
+    python -m kernels.worker --backend cuda|emu [--lessons DIR]
+
+Started by `kernels.judge` in a fresh process group with a clean environment.
+Warming has two phases. First what needs no GPU (imports, cupy, NVRTC);
+then the worker reads stdin. A line `{"warm": true}` asks for the GPU phase
+(context, cupy's kernels, the L2 flush buffer, a first module load), after
+which it announces `{"stage": "_ready"}` and reads the job line:
+`{"source": …, "exercise": …, "bench": bool, "seed": int, "peak_gbps": float|null}`.
+A job line that comes first runs the GPU phase itself. The split lets the
+supervisor keep a spare's GPU work from overlapping a running job's timings.
+Events go to the original stdout; the kernel's printf goes to a capture file.
+The last event is `_result` (the v1 document) or `_internal_error`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from typing import Any
+
+
+def _emitter(fd: int):
+    stream = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
+
+    def emit(event: dict[str, Any]) -> None:
+        stream.write(json.dumps(event) + "\n")
+        stream.flush()
+    return emit
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kernels.worker")
+    parser.add_argument("--backend", required=True, choices=("cuda", "emu"))
+    parser.add_argument("--lessons", default=None)
+    args = parser.parse_args(argv)
+
+    from kernels.capture import OutputCapture
+
+    capture = OutputCapture()
+    emit = _emitter(capture.start())
+    try:
+        from kernels import backends
+
+        backend = backends.create(args.backend, capture)
+        _preload(backend)
+        line = sys.stdin.readline()
+        if not line.strip():
+            return 0  # the supervisor closed us without a job (shutdown)
+        job = json.loads(line)
+        if hasattr(backend, "warm"):
+            backend.warm()  # the GPU phase
+        emit({"stage": "_ready", "pid": os.getpid()})
+        if job.get("warm"):
+            line = sys.stdin.readline()
+            if not line.strip():
+                return 0
+            job = json.loads(line)
+    except Exception:  # noqa: BLE001 — reported to the supervisor, which logs it
+        emit({"stage": "_internal_error", "error": traceback.format_exc()})
+        return 1
+    try:
+        result = _run_job(job, backend, args.lessons, emit)
+        emit({"stage": "_result", "result": result})
+    except Exception:  # noqa: BLE001
+        emit({"stage": "_internal_error", "error": traceback.format_exc()})
+        return 1
+    return 0
+
+
+def _preload(backend: Any) -> None:
+    """The phase that needs no GPU: imports and NVRTC's first (slow) compile."""
+    import kernels.pipeline  # noqa: F401  (imports paid before the job, not during it)
+    from kernels.nvrtc import compile_program
+
+    if hasattr(backend, "preload"):
+        backend.preload()
+    compile_program('extern "C" __global__ void kdojo_warm(int* p) { if (p) p[0] = 1; }',
+                    "warm.cu", ["--gpu-architecture=compute_90"])
+
+
+def _run_job(job: dict[str, Any], backend: Any, lessons: str | None, emit) -> dict[str, Any]:
+    from kernels.catalog import find_exercise
+    from kernels.pipeline import run_pipeline
+
+    exercise = find_exercise(job["exercise"], lessons)
+    options = {"peak": job.get("peak_gbps")}
+    if job.get("max_bench_sizes"):
+        options["max_sizes"] = int(job["max_bench_sizes"])
+    return run_pipeline(exercise, job["source"], backend, bench=bool(job.get("bench", True)),
+                        seed=int(job["seed"]), emit=emit, bench_options=options)
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    # skip interpreter teardown (CUDA context destruction, atexit hooks): the
+    # supervisor already has everything it needs
+    os._exit(code)

@@ -1,0 +1,28 @@
+// Reference solution: warp shuffles, then one warp reduces the warps' sums,
+// then one atomicAdd per block.
+extern "C" __global__ void block_sum(const float* in, float* out, int N) {
+    extern __shared__ float warp_sums[];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = (i < N) ? in[i] : 0.0f;
+
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        v += __shfl_down_sync(0xffffffff, v, offset);
+    }
+    int lane = threadIdx.x % 32;
+    int warp = threadIdx.x / 32;
+    if (lane == 0) {
+        warp_sums[warp] = v;
+    }
+    __syncthreads();
+
+    if (warp == 0) {
+        int warps = blockDim.x / 32;
+        v = (lane < warps) ? warp_sums[lane] : 0.0f;
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            v += __shfl_down_sync(0xffffffff, v, offset);
+        }
+        if (lane == 0) {
+            atomicAdd(out, v);
+        }
+    }
+}

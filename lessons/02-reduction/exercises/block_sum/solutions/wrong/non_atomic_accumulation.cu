@@ -1,0 +1,16 @@
+// Wrong: every block does a read-modify-write of out[0] without atomicAdd,
+// so blocks overwrite each other's contributions.
+extern "C" __global__ void block_sum(const float* in, float* out, int N) {
+    __shared__ float tile[256];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    tile[t] = (i < N) ? in[i] : 0.0f;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (t < stride) tile[t] += tile[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) {
+        out[0] = out[0] + tile[0];
+    }
+}

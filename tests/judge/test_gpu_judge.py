@@ -1,0 +1,160 @@
+"""The judge on a real GPU: the block_sum corpus, faults, limits, events and the benchmark."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from kernels import result
+
+from .conftest import BLOCK_SUM, REPO
+
+pytestmark = pytest.mark.gpu
+
+CORRECT = sorted((BLOCK_SUM / "solutions" / "correct").glob("*.cu")) + [BLOCK_SUM / "reference.cu"]
+WRONG = sorted((BLOCK_SUM / "solutions" / "wrong").glob("*.cu"))
+HEADER = 'extern "C" __global__ void block_sum(const float* in, float* out, int N) {\n'
+
+
+@pytest.fixture(scope="module")
+def judge():
+    from kernels.judge import Judge
+
+    with Judge(REPO / "lessons", backend="cuda") as j:
+        yield j
+
+
+@pytest.fixture
+def short_limits(scratch_exercise):
+    spec = scratch_exercise / "exercise.toml"
+    spec.write_text(spec.read_text().replace("run_s = 10", "run_s = 2"))
+    return scratch_exercise.parents[2]
+
+
+def test_corpus_has_the_promised_files():
+    assert {p.name for p in CORRECT} >= {"warp_shuffle.cu", "shared_tree.cu", "reference.cu"}
+    assert {p.name for p in WRONG} == {"missing_bounds_check.cu", "non_atomic_accumulation.cu",
+                                       "first_block_only.cu", "writes_constant.cu", "off_by_one_tail.cu"}
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)
+def test_correct_solutions_are_accepted(judge, path):
+    doc = judge.run(path.read_text(), "reduction.block_sum", bench=False)
+    assert result.validate(doc) == []
+    assert doc["verdict"] == "accepted", doc["message"]
+    assert doc["message"] == f"all {len(doc['tests'])} tests passed"
+    assert doc["benchmark"] is None and doc["backend"] == "cuda"
+
+
+@pytest.mark.parametrize("path", WRONG + [BLOCK_SUM / "starter.cu"], ids=lambda p: p.name)
+def test_wrong_solutions_and_the_starter_are_not(judge, path):
+    doc = judge.run(path.read_text(), "reduction.block_sum", bench=False)
+    assert result.validate(doc) == []
+    assert doc["verdict"] == "wrong_answer", doc["message"]
+    failed = [t for t in doc["tests"] if t["status"] == "fail"]
+    assert failed, doc["tests"]
+    assert any(text in failed[0]["message"] for text in ("expected", "wrote outside"))
+
+
+def test_writing_past_the_output_is_caught_by_the_guard(judge):
+    source = (BLOCK_SUM / "reference.cu").read_text().replace("atomicAdd(out, v);",
+                                                               "atomicAdd(out, v); out[1] = 0.0f;")
+    doc = judge.run(source, "reduction.block_sum", bench=False)
+    assert doc["verdict"] == "wrong_answer"
+    assert "wrote outside buffer 'out': 1 element(s) past the end (first at index 1)" in doc["message"]
+
+
+def test_modifying_the_input_is_caught(judge):
+    source = (BLOCK_SUM / "reference.cu").read_text().replace(
+        "float v = (i < N) ? in[i] : 0.0f;", "float v = (i < N) ? in[i] : 0.0f;\n"
+        "    if (i < N) ((float*)in)[i] = 0.0f;")
+    doc = judge.run(source, "reduction.block_sum", bench=False)
+    assert doc["verdict"] == "wrong_answer"
+    assert "input 'in' was modified" in doc["message"]
+
+
+def test_illegal_address_is_a_runtime_error_and_the_next_job_is_fine(judge):
+    source = HEADER + "    if (threadIdx.x == 0) ((float*)0x10)[blockIdx.x] = 1.0f;\n}\n"
+    doc = judge.run(source, "reduction.block_sum", bench=False)
+    assert doc["verdict"] == "runtime_error", doc["message"]
+    assert "CUDA_ERROR_ILLEGAL_ADDRESS" in doc["message"] or "IllegalAddress" in doc["message"]
+    assert len(doc["tests"]) == 1 and doc["tests"][0]["status"] == "error"
+    after = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False)
+    assert after["verdict"] == "accepted"
+
+
+def test_infinite_loop_is_killed_and_the_gpu_is_free(short_limits):
+    from kernels.judge import Judge
+
+    # spins on a volatile global read (a loop without side effects could be removed)
+    source = HEADER + "    while (((volatile float*)out)[0] == 0.0f) { }\n}\n"
+    with Judge(short_limits, backend="cuda") as j:
+        started = time.monotonic()
+        doc = j.run(source, "reduction.block_sum", bench=False)
+        elapsed = time.monotonic() - started
+        assert doc["verdict"] == "time_limit_exceeded", doc["message"]
+        assert doc["tests"][-1]["status"] == "error"
+        assert "did not finish within 2 s" in doc["tests"][-1]["message"]
+        assert elapsed < 2 + 3 + 5
+        assert result.validate(doc) == []
+        after = j.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False)
+        assert after["verdict"] == "accepted"
+
+
+def test_printf_is_captured_per_test_and_capped(judge):
+    source = (BLOCK_SUM / "reference.cu").read_text().replace(
+        "atomicAdd(out, v);", 'atomicAdd(out, v);\n            printf("block %d\\n", blockIdx.x);')
+    doc = judge.run(source, "reduction.block_sum", bench=False)
+    assert doc["verdict"] == "accepted"
+    assert doc["tests"][0]["output"] == "block 0\n"
+    big = doc["tests"][-1]["output"]
+    assert "block " in big and big.endswith("more characters not shown)")
+
+
+def test_compile_error_and_rejection_through_the_gpu_judge(judge):
+    doc = judge.run(HEADER + "    int x = \n}\n", "reduction.block_sum", bench=False)
+    assert doc["verdict"] == "compile_error" and doc["tests"] == []
+    assert doc["compile"]["diagnostics"][0]["line"] == 3
+    doc = judge.run('#include "/etc/passwd"\n', "reduction.block_sum", bench=False)
+    assert doc["verdict"] == "rejected" and "root:" not in json.dumps(doc)
+
+
+def test_events_and_benchmark(judge):
+    events = []
+    doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=True,
+                    on_event=events.append)
+    assert doc["verdict"] == "accepted", doc["message"]
+    stages = [e["stage"] for e in events]
+    assert stages[0] == "compiling" and stages[-1] == "done"
+    assert stages.count("testing") == len(doc["tests"])
+    assert stages.count("benchmarking") == 3
+    assert events[-1]["verdict"] == "accepted"
+    assert result.validate(doc) == []
+    bench = doc["benchmark"]
+    sizes = bench["sizes"]
+    assert [s["n"] for s in sizes] == [1048576, 16777216, 268435456]
+    assert 500 < bench["peak_gbps"] < 10000
+    for s in sizes:
+        assert 0 < s["best_ms"] <= s["ms"] * 1.001
+        assert 0 < s["pct_of_peak"] < 110
+        assert s["baselines"]["framework"] > 0
+        assert s["ms_err"] / s["ms"] < 0.05
+    assert sizes[0]["baselines"]["naive"] > 10 * sizes[0]["ms"]
+    assert sizes[2]["baselines"]["naive"] is None
+    assert doc["device"]["name"]
+    assert doc["timings"]["bench_s"] > 0
+
+
+def test_cli_json_on_the_gpu():
+    proc = subprocess.run([sys.executable, "-m", "kernels", "judge", str(BLOCK_SUM / "reference.cu"),
+                           "--exercise", "reduction.block_sum", "--backend", "cuda", "--json", "--no-bench"],
+                          capture_output=True, text=True, cwd=REPO, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert result.validate(doc) == [] and doc["verdict"] == "accepted"

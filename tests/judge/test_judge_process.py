@@ -1,0 +1,106 @@
+"""The supervisor and its job processes, end to end on the CPU (emulator backend).
+
+These run real `python -m kernels.worker` processes; they skip where the
+emulator is not installed. The GPU versions are in test_gpu_judge.py.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from kernels import result
+from kernels.backends import emu_available
+
+from .conftest import BLOCK_SUM
+
+pytestmark = pytest.mark.skipif(not emu_available()[0], reason="emulator backend not available")
+
+
+def test_spare_warms_and_each_run_gets_a_fresh_process(scratch_exercise):
+    from kernels.judge import Judge
+
+    lessons = scratch_exercise.parents[2]
+    with Judge(lessons, backend="emu") as judge:
+        assert judge.wait_ready(120)
+        first_spare = judge._spare
+        events: list[dict] = []
+        doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=True,
+                        on_event=events.append)
+        assert judge._spare is not None and judge._spare is not first_spare
+        assert first_spare.proc.poll() is not None  # the job's process is gone
+        assert doc["verdict"] == "accepted", doc["message"]
+        assert result.validate(doc) == []
+        assert doc["benchmark"] is None and "timings_note" in doc
+        stages = [e["stage"] for e in events]
+        assert stages[0] == "compiling" and stages[-1] == "done"
+        assert stages.count("testing") == len(doc["tests"]) == 13
+        wrong = judge.run((BLOCK_SUM / "solutions" / "wrong" / "first_block_only.cu").read_text(),
+                          "reduction.block_sum", bench=False)
+        assert wrong["verdict"] == "wrong_answer"
+        assert wrong["message"].startswith(f"{sum(t['status'] != 'pass' for t in wrong['tests'])} of 13")
+
+
+def test_our_own_failure_is_internal_error_with_an_operator_log_line(scratch_exercise, caplog):
+    from kernels.judge import INTERNAL_MESSAGE, Judge
+
+    reference = scratch_exercise / "reference.py"
+    reference.write_text(reference.read_text().replace(
+        "def generate(case, rng):", "def generate(case, rng):\n    raise RuntimeError('broken exercise')"))
+    with Judge(scratch_exercise.parents[2], backend="emu", keep_spare=False) as judge, \
+            caplog.at_level(logging.ERROR, logger="kernels.judge"):
+        doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False)
+    assert doc["verdict"] == "internal_error"
+    assert doc["message"] == INTERNAL_MESSAGE
+    assert doc["compile"]["ok"] is True  # what the job reported before failing is kept
+    assert result.validate(doc) == []
+    assert any("broken exercise" in r.getMessage() for r in caplog.records)
+
+
+def test_unknown_exercise_raises(scratch_exercise):
+    from kernels.judge import Judge, UnknownExercise
+
+    with Judge(scratch_exercise.parents[2], backend="emu", keep_spare=False) as judge:
+        with pytest.raises(UnknownExercise):
+            judge.run("", "no.such", bench=False)
+
+
+def _break_generate(folder, body: str, run_s: float | None = None) -> None:
+    reference = folder / "reference.py"
+    reference.write_text(reference.read_text().replace(
+        "def generate(case, rng):", f"def generate(case, rng):\n    if case['N'] == 3:\n        {body}"))
+    if run_s is not None:
+        spec = folder / "exercise.toml"
+        spec.write_text(spec.read_text().replace("run_s = 10", f"run_s = {run_s}"))
+
+
+def test_a_case_that_hangs_is_killed_at_its_deadline(scratch_exercise):
+    import time
+
+    from kernels.judge import Judge
+
+    _break_generate(scratch_exercise, "import time; time.sleep(3600)", run_s=1)
+    with Judge(scratch_exercise.parents[2], backend="emu") as judge:
+        assert judge.wait_ready(120)
+        job = judge._spare
+        started = time.monotonic()
+        doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False)
+        elapsed = time.monotonic() - started
+        assert doc["verdict"] == "time_limit_exceeded"
+        assert [t["status"] for t in doc["tests"]] == ["pass", "pass", "error"]
+        assert doc["tests"][2]["message"] == "time limit exceeded: did not finish within 1 s"
+        assert doc["message"] == "n=3: time limit exceeded: did not finish within 1 s"
+        assert elapsed < 60 and job.proc.returncode is not None
+        assert result.validate(doc) == []
+
+
+def test_a_job_process_that_dies_is_a_runtime_error(scratch_exercise):
+    from kernels.judge import Judge
+
+    _break_generate(scratch_exercise, "import os; os._exit(3)")
+    with Judge(scratch_exercise.parents[2], backend="emu", keep_spare=False) as judge:
+        doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False)
+    assert doc["verdict"] == "runtime_error"
+    assert doc["tests"][-1] == {"name": "n=3", "status": "error", "output": "",
+                                "message": "the job process died (exit status 3)"}
