@@ -1,0 +1,1 @@
+"""The `emu` backend: CUDA C kernels on the CPU (see docs/emulator.md)."""

@@ -1,0 +1,292 @@
+"""The `emu` backend: CUDA C kernels on the CPU, with checks a GPU cannot make.
+
+build()  checks and rewrites the source (kernels/emu/source.py), adds the
+         kernel table (launcher.py) and compiles two programs with g++
+         (build.py): `fast` and the instrumented `check`.
+run()    sends the case to the `fast` program (one long-lived, sandboxed
+         process per submission, see process.py) and, for small cases, to the
+         `check` program in adversarial order (threads and blocks reversed).
+         The verdict comes from the fast run's buffers, checked by the judge
+         like any backend's; the check run adds diagnostics (out-of-bounds
+         accesses, data races, with the learner's lines). A data race — found
+         by the checker or by a result that changes with the order — fails
+         the case as a wrong answer: on a GPU its result is luck.
+
+Timings are not representative here; `supports_timing` is False and the
+result says so.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernels.backend import (BuildError, Diagnostic, GuardedArray, Launch, Program, RunDiagnostic,
+                             RunOutcome, RuntimeFault)
+from kernels.emu import build as toolchain
+from kernels.emu import launcher
+from kernels.emu.process import Crash, ProgramProcess
+from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
+                                  encode_request, float_bits, int_bits)
+from kernels.emu.source import SourceError, prepare
+
+# The check run is several times slower than the fast one: only cases this small
+# get it (races and overruns show at small sizes; 16384 threads = 64 blocks of 256).
+CHECK_MAX_THREADS = 1 << 14
+CHECK_MAX_BYTES = 16 << 20
+_FLOAT_CTYPES = ("float", "double", "__half", "half", "__nv_bfloat16")
+# Scheduler faults and the verdict each maps to (anything else: runtime_error).
+_FAULT_KINDS = {"deadlock": "time_limit_exceeded"}
+_PC_TAG = re.compile(r"@@PC:0x([0-9a-f]+)@@")
+
+
+@dataclass
+class EmuHandle:
+    built: toolchain.Built
+    exercise: Any
+    processes: dict[str, ProgramProcess] = field(default_factory=dict)
+
+    def process(self, variant: str, cpu_s: int) -> ProgramProcess:
+        proc = self.processes.get(variant)
+        if proc is None or not proc.alive:
+            proc = ProgramProcess(self.built.programs[variant], cpu_s)
+            self.processes[variant] = proc
+        return proc
+
+    def close(self) -> None:
+        for proc in self.processes.values():
+            proc.kill()
+        self.processes.clear()
+        shutil.rmtree(self.built.work_dir, ignore_errors=True)
+
+
+def _close(processes: dict[str, ProgramProcess], work_dir: Path) -> None:
+    for proc in processes.values():
+        proc.kill()
+    shutil.rmtree(work_dir, ignore_errors=True)
+
+
+class EmuBackend:
+    name = "emu"
+    arch: str | None = None
+    supports_timing = False
+
+    def available(self) -> bool:
+        return toolchain.toolchain_ok()
+
+    def preload(self) -> None:
+        """Called by the judge's spare job process before a job arrives: the runtime's
+        objects (cached across jobs) and the bubblewrap probe are paid for here."""
+        for variant in toolchain.VARIANTS:
+            toolchain.runtime_objects(variant)
+        from kernels.emu import jail
+
+        jail.bwrap_works()
+
+    def device_info(self) -> dict[str, Any]:
+        return {"name": f"CPU emulator ({platform.machine()}, {os.cpu_count()} cores)",
+                "sm_clock_mhz": None, "temp_c": None}
+
+    def build(self, exercise: Any, source: str, constants: dict[str, int]) -> Program:
+        try:
+            learner = prepare(source)
+        except SourceError as exc:
+            raise BuildError([Diagnostic(exc.line, 0, "error", exc.message)], exc.message) from None
+        names = _kernel_names(exercise)
+        tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names)
+        try:
+            built, messages, log = toolchain.compile_programs(tu, float(exercise.limits.compile_s))
+        except TimeoutError as exc:
+            raise BuildError([Diagnostic(0, 0, "error", f"the emulator's compiler timed out: {exc}")]) from None
+        if built is None:
+            diags = _compile_diagnostics(messages, exercise)
+            raise BuildError(diags, "\n".join(f"{launcher.LEARNER_FILE}:{d.line}: {d.message}" for d in diags))
+        handle = EmuHandle(built, exercise)
+        weakref.finalize(handle, _close, handle.processes, built.work_dir)
+        return Program(kernels=tuple(names), handle=handle)
+
+    def run(self, program: Program, launches: list[Launch], buffers: dict[str, GuardedArray],
+            timeout_s: float) -> RunOutcome:
+        handle: EmuHandle = program.handle
+        order = list(buffers)
+        wire = [WireBuffer(name, buffers[name].full.tobytes(), buffers[name].payload_offset_bytes,
+                           buffers[name].size * buffers[name].full.dtype.itemsize, buffers[name].full.dtype.itemsize)
+                for name in order]
+        request = encode_request(wire, [_wire_launch(launch, order) for launch in launches], adversarial=False)
+        cpu_s = max(1, int(timeout_s) + 1)
+        fast = handle.process("fast", cpu_s).call(request, timeout_s)
+        diagnostics: list[RunDiagnostic] = []
+        if isinstance(fast, Crash):
+            # A crash or a hang ends the run like a sticky CUDA error; a crash of a
+            # small case is re-run checked to find the line (a hang is not re-run).
+            if fast.kind != "time_limit_exceeded":
+                diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, None)
+            return RunOutcome(buffers, "", RuntimeFault(fast.kind, fast.name, fast.message, poisoned=True), diagnostics)
+        diagnostics += _run_diagnostics(fast, handle.built.programs["fast"])
+        _copy_back(fast, order, buffers)
+        if fast.fault_name is not None:
+            fault = _scheduler_fault(fast, handle.built.programs["fast"])
+            return RunOutcome(buffers, fast.output, fault, diagnostics)
+        diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, fast)
+        races = [d for d in diagnostics if d.kind == "race"]
+        fault = None
+        if races:
+            fault = RuntimeFault("wrong_answer", "data race", races[0].message)
+        return RunOutcome(buffers, fast.output, fault, _dedupe(diagnostics))
+
+    def _check_run(self, handle: EmuHandle, request: bytes, launches: list[Launch], wire: list[WireBuffer],
+                   order: list[str], buffers: dict[str, GuardedArray], timeout_s: float,
+                   fast: WireResponse | None) -> list[RunDiagnostic]:
+        """The instrumented, adversarial-order run of a small case: its findings as diagnostics."""
+        threads = sum(np.prod(l.grid) * np.prod(l.block) for l in launches)
+        if threads > CHECK_MAX_THREADS or sum(len(b.data) for b in wire) > CHECK_MAX_BYTES:
+            return []
+        adversarial = request[:4] + (1).to_bytes(4, "little") + request[8:]
+        program = handle.built.programs["check"]
+        checked = handle.process("check", max(1, int(timeout_s) + 1)).call(adversarial, timeout_s)
+        if isinstance(checked, Crash):
+            if fast is None:
+                return []
+            return [RunDiagnostic("check_crash", 0, f"the checked re-run in reverse thread order crashed: "
+                                                    f"{checked.name}: {checked.message}")]
+        diags = _run_diagnostics(checked, program)
+        if checked.fault_name is not None:
+            diags.append(_fault_diagnostic(checked, program))
+        elif fast is not None:
+            diags += _order_dependence(handle.exercise, fast, checked, order, buffers)
+        return diags
+
+
+def _kernel_names(exercise: Any) -> list[str]:
+    names = [k.name for k in exercise.kernels]
+    for launch in exercise.launches:
+        if launch.kernel not in names:
+            names.append(launch.kernel)
+    return names
+
+
+def _defines(source: str, exercise: Any, constants: dict[str, int]) -> str:
+    """Constants the learner did not define come from the spec, as NVRTC got them (-D)."""
+    from kernels.constants import read_constants
+
+    _, defined, _ = read_constants(source, exercise)
+    return "".join(f"#define {name} {int(value)}\n" for name, value in constants.items() if name not in defined)
+
+
+def _wire_launch(launch: Launch, order: list[str]) -> WireLaunch:
+    args = []
+    for arg in launch.args:
+        if arg.buffer is not None:
+            args.append((ARG_BUFFER, order.index(arg.buffer)))
+        elif arg.ctype.replace("const", "").strip() in _FLOAT_CTYPES:
+            args.append((ARG_FLOAT, float_bits(float(arg.value or 0))))
+        else:
+            args.append((ARG_INT, int_bits(int(arg.value or 0))))
+    return WireLaunch(launch.kernel, tuple(launch.grid), tuple(launch.block), int(launch.shared_bytes), tuple(args))
+
+
+def _copy_back(response: WireResponse, order: list[str], buffers: dict[str, GuardedArray]) -> None:
+    for name, data in zip(order, response.buffers):
+        full = buffers[name].full
+        full.view(np.uint8)[:] = np.frombuffer(data, dtype=np.uint8, count=full.nbytes)
+
+
+def _symbolize(program: Path, pcs: list[int]) -> dict[int, int]:
+    return toolchain.symbolize(program, pcs) if pcs else {}
+
+
+def _with_lines(message: str, lines: dict[int, int]) -> str:
+    def sub(m: re.Match[str]) -> str:
+        line = lines.get(int(m.group(1), 16), 0)
+        return f"line {line}" if line else "an unknown line"
+    return _PC_TAG.sub(sub, message)
+
+
+def _run_diagnostics(response: WireResponse, program: Path) -> list[RunDiagnostic]:
+    pcs = [d.pc for d in response.diagnostics] + [int(m, 16) for d in response.diagnostics
+                                                   for m in _PC_TAG.findall(d.message)]
+    lines = _symbolize(program, pcs)
+    return [RunDiagnostic(d.kind, d.line or lines.get(d.pc, 0), _with_lines(d.message, lines))
+            for d in response.diagnostics]
+
+
+def _fault_diagnostic(response: WireResponse, program: Path) -> RunDiagnostic:
+    pcs = [response.fault_pc] + [int(m, 16) for m in _PC_TAG.findall(response.fault_message)]
+    lines = _symbolize(program, pcs)
+    name = response.fault_name or "fault"
+    kind = "out_of_bounds" if name.startswith("out-of-bounds") else name.replace(" ", "_").replace("-", "_")
+    line = response.fault_line or lines.get(response.fault_pc, 0)
+    return RunDiagnostic(kind, line, _with_lines(response.fault_message, lines))
+
+
+def _scheduler_fault(response: WireResponse, program: Path) -> RuntimeFault:
+    name = response.fault_name or "fault"
+    if name == "internal":
+        raise RuntimeError(f"emulator: {response.fault_message}")
+    diag = _fault_diagnostic(response, program)
+    where = f" (line {diag.line})" if diag.line and f"line {diag.line}" not in diag.message else ""
+    kind = _FAULT_KINDS.get(name, "runtime_error")
+    return RuntimeFault(kind, name, diag.message + where, poisoned=kind == "time_limit_exceeded")
+
+
+def _order_dependence(exercise: Any, fast: WireResponse, checked: WireResponse, order: list[str],
+                      buffers: dict[str, GuardedArray]) -> list[RunDiagnostic]:
+    """Outputs that change when threads and blocks run in reverse order: a probable missing barrier."""
+    from kernels.check import compare
+
+    for index, name in enumerate(order):
+        buf = buffers[name]
+        if buf.role not in ("out", "inout") or index >= len(checked.buffers):
+            continue
+        dtype = exercise.buffer(name).dtype
+        other = np.frombuffer(checked.buffers[index], dtype=buf.full.dtype)
+        payload = other[buf.guard_elems:buf.guard_elems + buf.size].reshape(buf.shape)
+        want = np.asarray(buf.payload)
+        if dtype == "bfloat16":
+            want = (want.astype(np.uint32) << 16).view(np.float32)
+        problem = compare(name, payload, want.astype(np.float64), dtype, exercise.rtol, exercise.atol, 1.0)
+        if problem:
+            return [RunDiagnostic("race", 0, "the result changes when the threads run in reverse order, a probable "
+                                             f"missing __syncthreads() or __syncwarp(): {problem}")]
+    return []
+
+
+def _dedupe(diagnostics: list[RunDiagnostic]) -> list[RunDiagnostic]:
+    seen, out = set(), []
+    for d in diagnostics:
+        key = (d.kind, d.line, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _compile_diagnostics(messages: list[toolchain.CompileMessage], exercise: Any) -> list[Diagnostic]:
+    diags: list[Diagnostic] = []
+    for m in messages:
+        if m.severity != "error":
+            continue
+        text = m.message
+        undeclared = re.search(r"'([A-Za-z_]\w*)' (?:was not declared in this scope|is not a member of 'kdojo_user')", text)
+        if m.file == launcher.LEARNER_FILE:
+            if undeclared and undeclared.group(1).startswith("__"):
+                text = f"{undeclared.group(1)} is not supported by the emulator"
+            diags.append(Diagnostic(m.line, m.column, "error", text))
+        elif m.file == launcher.LAUNCHER_FILE:
+            kernel = next((k for k in exercise.kernels if f"'{k.name}'" in text), None)
+            text = (f"kernel '{kernel.name}' is not defined; write {kernel.declaration()[:-1]} {{ … }}"
+                    if kernel else f"the exercise's kernels could not be launched: {text}")
+            diags.append(Diagnostic(0, 0, "error", text))
+        else:
+            diags.append(Diagnostic(0, 0, "error", f"not supported by the emulator: {text}"))
+        if len(diags) >= 20:
+            break
+    return diags or [Diagnostic(0, 0, "error", "the emulator could not compile this kernel")]

@@ -1,0 +1,219 @@
+"""Compile a submission into emulator programs with the system g++.
+
+Two programs per submission, compiled in parallel (one per core):
+
+* `fast`  -O2, no instrumentation: runs every case;
+* `check` -O1 -fsanitize=thread, with every load and store of the learner's
+  code calling our memory checker instead of TSan's runtime
+  (runtime/kdojo_check.cpp: bounds and data races): runs the small cases in
+  adversarial (reversed) thread and block order.
+
+The runtime's own objects are compiled once per runtime version into a cache
+directory and linked statically with the learner's object, so a submission
+costs one g++ run per program (~0.2-0.4 s). The compiler runs jailed
+(kernels/emu/jail.py) with a wall-clock and CPU limit.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernels.emu import jail
+from kernels.emu.launcher import LAUNCHER_FILE, LEARNER_FILE
+
+RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
+RUNTIME_SOURCES = ("kdojo_rt.cpp", "kdojo_host.cpp", "kdojo_sandbox.cpp", "kdojo_check.cpp")
+VARIANTS = ("fast", "check")
+_COMMON = ["-std=gnu++17", "-g1", "-fno-strict-aliasing", "-fno-exceptions", "-fno-rtti"]
+_RUNTIME_FLAGS = {"fast": ["-O3"], "check": ["-O2", "-DKDOJO_CHECK"]}
+_LEARNER_FLAGS = {
+    "fast": ["-O2", "-w"],
+    "check": ["-O1", "-w", "-DKDOJO_CHECK", "-fsanitize=thread"],
+}
+_LINK = ["-static", "-no-pie"]
+_DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")
+
+
+class ToolchainError(RuntimeError):
+    """g++ or Boost.Context is missing, or the runtime itself does not build: our fault, not the learner's."""
+
+
+@dataclass
+class CompileMessage:
+    file: str
+    line: int
+    column: int
+    severity: str
+    message: str
+
+
+@dataclass
+class Built:
+    work_dir: Path
+    programs: dict[str, Path]
+    seconds: float
+
+
+def gxx() -> str | None:
+    """The C++ compiler: $KDOJO_EMU_CXX, else g++ on PATH."""
+    return os.environ.get("KDOJO_EMU_CXX") or shutil.which("g++")
+
+
+def toolchain_ok() -> bool:
+    return gxx() is not None and Path("/usr/include/boost/context/detail/fcontext.hpp").exists()
+
+
+def cache_dir() -> Path:
+    """Where the runtime's objects are kept between jobs. Not under $HOME: the
+    judge gives every job a fresh HOME. $KDOJO_EMU_CACHE, else a `.cache` next to
+    the runtime when the install is writable, else /var/tmp/kdojo-emu-<uid>."""
+    if os.environ.get("KDOJO_EMU_CACHE"):
+        return Path(os.environ["KDOJO_EMU_CACHE"])
+    beside = RUNTIME_DIR.parent / ".cache"
+    if os.access(RUNTIME_DIR.parent, os.W_OK):
+        return beside
+    fallback = Path(f"/var/tmp/kdojo-emu-{os.getuid()}")
+    fallback.mkdir(mode=0o700, exist_ok=True)
+    if fallback.stat().st_uid != os.getuid():
+        raise ToolchainError(f"{fallback} belongs to another user; set KDOJO_EMU_CACHE")
+    return fallback
+
+
+def _runtime_key() -> str:
+    h = hashlib.sha256()
+    for path in sorted(RUNTIME_DIR.iterdir()):
+        if path.suffix in (".h", ".cpp"):
+            h.update(path.name.encode())
+            h.update(path.read_bytes())
+    h.update(repr((_COMMON, _RUNTIME_FLAGS, _LINK)).encode())
+    version = subprocess.run([gxx() or "g++", "--version"], capture_output=True, text=True).stdout
+    h.update(version.encode())
+    return h.hexdigest()[:16]
+
+
+def runtime_objects(variant: str) -> list[Path]:
+    """The runtime's objects for `variant`, compiled on first use (trusted code, outside the jail)."""
+    if not toolchain_ok():
+        raise ToolchainError("the emulator needs g++ and Boost.Context (apt-get install g++ libboost-context-dev)")
+    out = cache_dir() / _runtime_key() / variant
+    objects = [out / (Path(src).stem + ".o") for src in RUNTIME_SOURCES]
+    if all(o.exists() for o in objects):
+        return objects
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for src, obj in zip(RUNTIME_SOURCES, objects):
+            if obj.exists():
+                continue
+            tmp = obj.with_suffix(f".{os.getpid()}.tmp")
+            cmd = [gxx() or "g++", *_COMMON, *_RUNTIME_FLAGS[variant], f"-I{RUNTIME_DIR}", "-c",
+                   str(RUNTIME_DIR / src), "-o", str(tmp)]
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise ToolchainError(f"the emulator runtime does not build ({src}):\n{done.stderr[-4000:]}")
+            os.replace(tmp, obj)
+    # The jailed compiler must be able to read them (it runs as nobody).
+    for path in (out, *objects):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return objects
+
+
+def parse_messages(log: str) -> list[CompileMessage]:
+    messages = []
+    for raw in log.splitlines():
+        m = _DIAG.match(raw.strip())
+        if m:
+            sev = "error" if m.group("sev") == "fatal error" else m.group("sev")
+            messages.append(CompileMessage(os.path.basename(m.group("file")), int(m.group("line")),
+                                           int(m.group("col") or 0), sev, m.group("msg")))
+    return messages
+
+
+def compile_programs(tu_text: str, timeout_s: float) -> tuple[Built | None, list[CompileMessage], str]:
+    """Compile both variants. Returns (built, [], "") or (None, messages, log) on a compile error."""
+    objects = {v: runtime_objects(v) for v in VARIANTS}
+    work = Path(tempfile.mkdtemp(prefix="kdojo-emu-"))
+    work.chmod(0o777)  # the jailed compiler runs as nobody
+    # The file is named after the learner's (debug info names the main file,
+    # whatever #line says), so addr2line answers with "submission.cu:LINE".
+    (work / LEARNER_FILE).write_text(tu_text)
+    started = time.monotonic()
+    procs = {}
+    for v in VARIANTS:
+        # Compile and link separately: the sanitizer flag must not reach the
+        # (static) link, whose runtime is ours, not libtsan.
+        compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], f"-I{RUNTIME_DIR}", "-x", "c++", "-c", LEARNER_FILE, "-o", f"tu_{v}.o"]
+        link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
+        argv = ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]
+        cmd = jail.compile_command(argv, work, [RUNTIME_DIR, objects[v][0].parent])
+        cpu_s = max(1, int(timeout_s))
+        procs[v] = subprocess.Popen(cmd, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
+                                    start_new_session=True, preexec_fn=lambda c=cpu_s: jail.compiler_limits(c))
+    logs = {}
+    for v, proc in procs.items():
+        try:
+            out, _ = proc.communicate(timeout=max(0.1, timeout_s - (time.monotonic() - started)))
+        except subprocess.TimeoutExpired:
+            for p in procs.values():
+                _kill(p)
+            shutil.rmtree(work, ignore_errors=True)
+            raise TimeoutError(f"g++ did not finish within {timeout_s:g} s") from None
+        logs[v] = out.decode("utf-8", errors="replace")
+    failed = [v for v, p in procs.items() if p.returncode != 0]
+    if failed:
+        log = logs[failed[0]]
+        shutil.rmtree(work, ignore_errors=True)
+        return None, parse_messages(log), log
+    return Built(work, {v: work / f"prog_{v}" for v in VARIANTS}, time.monotonic() - started), [], ""
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, 9)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def symbolize(program: Path, pcs: list[int]) -> dict[int, int]:
+    """Map code addresses of `program` to lines of the learner's file (0 when elsewhere).
+    Runs addr2line on our own side of the sandbox; the program is static and not PIE."""
+    pcs = [pc for pc in pcs if pc]
+    if not pcs or not shutil.which("addr2line"):
+        return {}
+    # A return address points after the call: look up the call instruction itself.
+    # -a prints each address before its (inline) chain of frames: one run for all.
+    done = subprocess.run(["addr2line", "-a", "-i", "-e", str(program), *[hex(pc - 1) for pc in pcs]],
+                          capture_output=True, text=True, timeout=20)
+    chains: list[list[str]] = []
+    for text in done.stdout.splitlines():
+        if text.startswith("0x"):
+            chains.append([])
+        elif chains:
+            chains[-1].append(text)
+    return {pc: _learner_line(chain) for pc, chain in zip(pcs, chains)}
+
+
+def _learner_line(frames: list[str]) -> int:
+    for frame in frames:
+        name, _, rest = frame.rpartition(":")
+        if os.path.basename(name) == LEARNER_FILE:
+            digits = re.match(r"\d+", rest)
+            if digits:
+                return int(digits.group())
+    return 0
+
+
+__all__ = ["Built", "CompileMessage", "ToolchainError", "compile_programs", "parse_messages", "runtime_objects",
+           "symbolize", "toolchain_ok", "LAUNCHER_FILE", "LEARNER_FILE"]

@@ -1,0 +1,33 @@
+"""The generated part of an emulator program: the exercise's kernels by name.
+
+`kdojo::launch` deduces each kernel's parameter types from the learner's own
+definition and converts the launch plan's arguments to them (buffers to
+pointers at the payload, scalars to the parameter's type), so the table needs
+only the names the exercise's launch plan uses.
+"""
+
+from __future__ import annotations
+
+import re
+
+LAUNCHER_FILE = "kdojo_launcher.cpp"
+LEARNER_FILE = "submission.cu"
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def translation_unit(learner_text: str, kernels: list[str]) -> str:
+    """The whole file g++ compiles: runtime header, the learner's text inside
+    `namespace kdojo_user` (with its own line numbers), then the kernel table."""
+    for name in kernels:
+        if not _NAME.match(name):
+            raise ValueError(f"not a kernel name: {name!r}")
+    lines = ['#include "kdojo_cuda.h"', "namespace kdojo_user {", f'#line 1 "{LEARNER_FILE}"',
+             learner_text.rstrip("\n"), "}", f'#line 1 "{LAUNCHER_FILE}"', "namespace kdojo_launch {"]
+    for i, name in enumerate(kernels):
+        lines.append(f'static void k{i}(const kdojo::LaunchArgs* a) '
+                     f'{{ kdojo::launch("{name}", &::kdojo_user::{name}, a); }}')
+    lines.append("}  // namespace kdojo_launch")
+    entries = ", ".join(f'{{"{name}", &kdojo_launch::k{i}}}' for i, name in enumerate(kernels))
+    lines.append(f"const kdojo::KernelEntry kdojo_kernels[] = {{{entries}}};")
+    lines.append(f"const int kdojo_kernel_count = {len(kernels)};")
+    return "\n".join(lines) + "\n"

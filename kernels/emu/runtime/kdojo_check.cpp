@@ -1,0 +1,266 @@
+// Kernel Dojo CPU emulator: the memory checker of the "check" build.
+//
+// The learner's code is compiled with -fsanitize=thread, so every load and
+// store calls __tsan_{read,write}N(addr). No sanitizer runtime is linked:
+// these hooks are ours. They know every region a kernel may touch — the
+// judge's buffers (payload between guard bands), the launch's dynamic shared
+// memory, the learner's static __shared__ arrays (padded and announced by
+// note_shared, see kernels/emu/source.py) — and check two things:
+//   * bounds: an access outside a payload, into a guard band, a redzone or
+//     past dynamic shared memory ends the case with a fault;
+//   * races: per 2 bytes, the last write and the last read; two accesses
+//     by different threads, one a write, not both atomic, and not ordered by
+//     a __syncthreads() (same block) or a warp collective (same warp) are a
+//     data race. Blocks are never ordered with each other inside a launch.
+// Fault messages carry "@@PC:0x…@@" where a line is wanted; the host side
+// symbolises them (addr2line) into the learner's line numbers.
+#include "kdojo_rt_internal.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#ifdef KDOJO_CHECK
+
+namespace kdojo {
+namespace {
+
+struct Access {
+    uint32_t block;  // 1-based block id, 0: never accessed
+    uint32_t tid;
+    uint32_t bar;
+    uint32_t sync;
+    uint64_t pc;
+    bool atomic;
+};
+struct Cell {
+    Access w;
+    Access r;
+};
+
+enum RegionKind { R_BUFFER, R_DYN_SHARED, R_STATIC };
+
+struct Region {
+    RegionKind kind;
+    std::string name;
+    uintptr_t lo, hi;              // valid bytes [lo, hi)
+    uintptr_t track_lo, track_hi;  // checked bytes (valid + guards / redzones)
+    uintptr_t map_lo, map_hi;      // bytes that exist (an access outside would fault)
+    size_t elem_bytes;
+    std::vector<Cell> cells;       // one per kGranule bytes of [lo, hi)
+};
+
+// Shadow granule: 2 bytes, so that threads writing neighbouring __half values
+// do not look like they share a word.
+constexpr uintptr_t kGranule = 2;
+
+std::vector<Region> g_statics;
+std::vector<Region> g_launch;  // buffers and dynamic shared memory of this launch
+
+std::string pc_tag(uint64_t pc) {
+    char b[48];
+    snprintf(b, sizeof b, "@@PC:0x%llx@@", static_cast<unsigned long long>(pc));
+    return b;
+}
+
+std::string who(uint32_t block, uint32_t tid) {
+    char b[64];
+    snprintf(b, sizeof b, "thread %u of block %u", tid, block - 1);
+    return b;
+}
+
+std::string where(const Region& r) {
+    switch (r.kind) {
+        case R_BUFFER: return "buffer '" + r.name + "'";
+        case R_DYN_SHARED: return "dynamic shared memory (extern __shared__)";
+        default: return "'" + r.name + "'";
+    }
+}
+
+Region* find(std::vector<Region>& regions, uintptr_t a) {
+    for (Region& r : regions)
+        if (a >= r.track_lo && a < r.track_hi) return &r;
+    return nullptr;
+}
+
+struct PendingWrite {  // a write-write race, benign if both wrote the same value
+    uintptr_t addr;
+    uint16_t snapshot;
+    uint64_t pc;
+    std::string message;
+};
+std::vector<PendingWrite> g_pending;
+unsigned g_races = 0;
+
+void out_of_bounds(const Region& r, uintptr_t a, size_t size, bool write, uint64_t pc) {
+    std::string msg = std::string(write ? "out-of-bounds write" : "out-of-bounds read") + " of " +
+                      std::to_string(size) + " bytes: " + where(r);
+    long long off = static_cast<long long>(a) - static_cast<long long>(r.lo);
+    long long elems = static_cast<long long>((r.hi - r.lo) / (r.elem_bytes ? r.elem_bytes : 1));
+    if (r.kind == R_DYN_SHARED) {
+        msg += " at byte offset " + std::to_string(off) + ", but the launch gives it " + std::to_string(r.hi - r.lo) + " bytes";
+    } else {
+        long long eb = static_cast<long long>(r.elem_bytes);
+        long long idx = off >= 0 ? off / eb : -((-off + eb - 1) / eb);
+        msg += " at element " + std::to_string(idx) + ", valid elements are 0.." + std::to_string(elems - 1);
+    }
+    Thread* t = current_thread();
+    msg += " (" + who(g_block_linear, t ? t->st.linear : 0) + ", " + pc_tag(pc) + ")";
+    bool mapped = r.kind != R_BUFFER || (a >= r.map_lo && a + size <= r.map_hi);
+    if (!mapped) fail_in_fiber(write ? "out-of-bounds write" : "out-of-bounds read", msg, 0, pc);
+    add_diag("out_of_bounds", 0, pc, msg);
+}
+
+bool ordered(const Access& x, const Access& cur) {
+    if (x.block != cur.block) return false;
+    if (x.bar < cur.bar) return true;
+    return x.tid / 32 == cur.tid / 32 && x.sync < cur.sync;
+}
+
+void race(const Region& r, uintptr_t addr, size_t word, const Access& prev, bool prev_write, const Access& cur,
+          bool cur_write) {
+    if (g_races >= 16) return;
+    size_t idx = word * kGranule / (r.elem_bytes ? r.elem_bytes : 4);
+    std::string msg = "data race on " + where(r) + " element " + std::to_string(idx) + ": " + who(cur.block, cur.tid) +
+                      (cur_write ? " writes it" : " reads it") + " (" + pc_tag(cur.pc) + ") while " +
+                      who(prev.block, prev.tid) + (prev_write ? " wrote it" : " read it") + " (" + pc_tag(prev.pc) + ")";
+    if (prev.block == cur.block)
+        msg += " with no __syncthreads()/__syncwarp() in between: a missing barrier";
+    else
+        msg += "; different blocks are never ordered inside a launch: use an atomic";
+    if (prev_write && cur_write && !prev.atomic && !cur.atomic) {
+        uint16_t snap;
+        uintptr_t at = r.lo + word * kGranule;
+        memcpy(&snap, reinterpret_cast<const void*>(at), 2);
+        g_pending.push_back(PendingWrite{at, snap, cur.pc, msg});
+        return;
+    }
+    ++g_races;
+    add_diag("race", 0, cur.pc, msg);
+}
+
+void track(Region& r, uintptr_t a, size_t size, bool write, bool atomic, uint64_t pc) {
+    Thread* t = current_thread();
+    Access cur{g_block_linear, t->st.linear, t->bar_epoch, t->sync_epoch, pc, atomic};
+    size_t first = (a - r.lo) / kGranule, last = (a + size - 1 - r.lo) / kGranule;
+    for (size_t w = first; w <= last && w < r.cells.size(); ++w) {
+        Cell& c = r.cells[w];
+        bool same_w = c.w.block == cur.block && c.w.tid == cur.tid;
+        if (c.w.block && !same_w && !(c.w.atomic && atomic) && !ordered(c.w, cur)) race(r, a, w, c.w, true, cur, write);
+        if (write) {
+            bool same_r = c.r.block == cur.block && c.r.tid == cur.tid;
+            if (c.r.block && !same_r && !ordered(c.r, cur)) race(r, a, w, c.r, false, cur, true);
+            c.w = cur;
+            c.r = Access{};
+        } else if (!c.r.block || ordered(c.r, cur)) {
+            c.r = cur;
+        }
+    }
+}
+
+void access(uintptr_t a, size_t size, bool write, bool atomic, uint64_t pc) {
+    if (!g_block_linear || !current_thread() || in_current_stack(a)) return;
+    Region* r = find(g_launch, a);
+    if (!r) r = find(g_statics, a);
+    if (!r) return;  // the learner's own locals, string literals, heap: not tracked
+    if (a < r->lo || a + size > r->hi) out_of_bounds(*r, a, size, write, pc);
+    track(*r, a, size, write, atomic, pc);
+}
+
+Region make_region(RegionKind kind, const std::string& name, uintptr_t lo, uintptr_t hi, uintptr_t tlo, uintptr_t thi,
+                   size_t elem) {
+    Region r{kind, name, lo, hi, tlo, thi, tlo, thi, elem, {}};
+    r.cells.assign((hi - lo + kGranule - 1) / kGranule, Cell{});
+    return r;
+}
+
+}  // namespace
+
+void check_launch_begin() {
+    g_launch.clear();
+    for (const BufferRegion& b : g_buffers) {
+        auto base = reinterpret_cast<uintptr_t>(b.base);
+        g_launch.push_back(make_region(R_BUFFER, b.name, base + b.payload_offset, base + b.payload_offset + b.payload_bytes,
+                                       base - 4096, base + b.total_bytes + 4096, b.elem_bytes));
+        g_launch.back().map_lo = base;
+        g_launch.back().map_hi = base + b.total_bytes;
+    }
+    auto s = reinterpret_cast<uintptr_t>(g_dyn_smem);
+    g_launch.push_back(make_region(R_DYN_SHARED, "extern __shared__", s, s + g_dyn_smem_bytes, s, s + g_dyn_smem_bytes + 4096, 1));
+}
+
+void check_block_begin() {
+    // Shared memory (dynamic and static) is per block: forget the last block's accesses.
+    Region& dyn = g_launch.back();
+    std::fill(dyn.cells.begin(), dyn.cells.end(), Cell{});
+    for (Region& r : g_statics) std::fill(r.cells.begin(), r.cells.end(), Cell{});
+}
+
+void check_launch_end() {
+    // A write-write race where both threads wrote the same value changes nothing.
+    for (const PendingWrite& p : g_pending) {
+        uint16_t now;
+        memcpy(&now, reinterpret_cast<const void*>(p.addr), 2);
+        if (now != p.snapshot && g_races < 16) {
+            ++g_races;
+            add_diag("race", 0, p.pc, p.message);
+        }
+    }
+    g_pending.clear();
+    g_races = 0;
+    g_launch.clear();
+}
+
+void note_shared(const void* p, size_t bytes, const char* name) {
+    auto lo = reinterpret_cast<uintptr_t>(p);
+    for (const Region& r : g_statics)
+        if (r.lo == lo) return;
+    // kernels/emu/source.py pads every static __shared__ array with 256 bytes each side.
+    g_statics.push_back(make_region(R_STATIC, name, lo, lo + bytes, lo - 256, lo + bytes + 256, 4));
+}
+
+void note_atomic(const volatile void* p, unsigned bytes) {
+    access(reinterpret_cast<uintptr_t>(p), bytes, true, true, reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+}
+
+}  // namespace kdojo
+
+// GCC's -fsanitize=thread instrumentation, with our own runtime behind it:
+// one call per load and store of the learner's code (unlike ASan's, it does
+// not drop the store of a read-modify-write, which the race check needs).
+#define KDOJO_RA reinterpret_cast<uint64_t>(__builtin_return_address(0))
+#define KDOJO_HOOK(N)                                                                                    \
+    extern "C" void __tsan_read##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, false, false, KDOJO_RA); } \
+    extern "C" void __tsan_write##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, true, false, KDOJO_RA); } \
+    extern "C" void __tsan_unaligned_read##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, false, false, KDOJO_RA); } \
+    extern "C" void __tsan_unaligned_write##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, true, false, KDOJO_RA); }
+KDOJO_HOOK(1)
+KDOJO_HOOK(2)
+KDOJO_HOOK(4)
+KDOJO_HOOK(8)
+KDOJO_HOOK(16)
+#undef KDOJO_HOOK
+
+extern "C" void __tsan_read_range(void* a, size_t n) { kdojo::access(reinterpret_cast<uintptr_t>(a), n, false, false, KDOJO_RA); }
+extern "C" void __tsan_write_range(void* a, size_t n) { kdojo::access(reinterpret_cast<uintptr_t>(a), n, true, false, KDOJO_RA); }
+extern "C" void __tsan_init() {}
+extern "C" void __tsan_func_entry(void*) {}
+extern "C" void __tsan_func_exit() {}
+extern "C" void __tsan_vptr_update(void**, void*) {}
+extern "C" void __tsan_vptr_read(void**) {}
+extern "C" void* __tsan_memcpy(void* d, const void* s, size_t n) { return memcpy(d, s, n); }
+extern "C" void* __tsan_memset(void* d, int c, size_t n) { return memset(d, c, n); }
+extern "C" void* __tsan_memmove(void* d, const void* s, size_t n) { return memmove(d, s, n); }
+#undef KDOJO_RA
+
+#else  // the fast build: no checker
+
+namespace kdojo {
+void check_launch_begin() {}
+void check_block_begin() {}
+void check_launch_end() {}
+}  // namespace kdojo
+
+#endif

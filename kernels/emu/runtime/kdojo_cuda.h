@@ -1,0 +1,123 @@
+// Kernel Dojo CPU emulator: the CUDA device surface a learner's kernel sees.
+//
+// The learner's source is pasted after this header inside `namespace kdojo_user`
+// (see kernels/emu/source.py); every CUDA thread runs as a fiber scheduled by
+// kdojo_rt.cpp. Only what is declared here (and the few system headers it
+// includes) is reachable from learner code. Anything CUDA offers that is not
+// here fails to compile; kernels/emu/source.py turns the commonest ones into
+// a message that says "not supported by the emulator".
+#pragma once
+
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include <math.h>
+#include <cmath>
+#include <type_traits>
+
+#include "kdojo_types.h"
+
+namespace kdojo {
+
+// ---- per-thread and per-launch state (owned by kdojo_rt.cpp) -------------
+struct Fiber;
+struct ThreadState {
+    uint3 idx;          // threadIdx
+    unsigned linear;    // x + y*bx + z*bx*by
+    unsigned lane;      // linear % 32
+    unsigned warp;      // linear / 32
+};
+extern ThreadState* g_cur;
+extern uint3 g_block_idx;
+extern dim3 g_block_dim;
+extern dim3 g_grid_dim;
+extern unsigned char* g_dyn_smem;
+
+// Collective kinds (kdojo_rt.cpp computes their results once all named lanes arrive).
+enum CollKind : int {
+    COLL_SYNCWARP = 1, COLL_SHFL_IDX, COLL_SHFL_UP, COLL_SHFL_DOWN, COLL_SHFL_XOR,
+    COLL_BALLOT, COLL_ANY, COLL_ALL, COLL_MATCH_ANY, COLL_WMMA_FILL, COLL_WMMA_LOAD, COLL_WMMA_STORE,
+    COLL_WMMA_MMA
+};
+
+void syncthreads(int line);
+uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, int width);
+unsigned activemask();
+[[noreturn]] void trap(int line, const char* what);
+int device_printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// Type-erased kernel body: run once per CUDA thread.
+using Body = void (*)(void* ctx);
+struct LaunchArgs;  // request arguments, decoded by kdojo_rt.cpp
+void* arg_pointer(const LaunchArgs* a, int i);
+int64_t arg_int(const LaunchArgs* a, int i);
+double arg_float(const LaunchArgs* a, int i);
+int arg_count(const LaunchArgs* a);
+void run_grid(Body body, void* ctx);
+void bad_launch(const char* kernel, const char* message);
+
+template <class T>
+inline uint64_t to_bits(T v) {
+    static_assert(sizeof(T) <= 8, "warp shuffles move at most 8 bytes in the emulator");
+    static_assert(std::is_trivially_copyable<T>::value, "warp shuffles need a trivially copyable type");
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof(T));
+    return b;
+}
+template <class T>
+inline T from_bits(uint64_t b) {
+    T v;
+    memcpy(&v, &b, sizeof(T));
+    return v;
+}
+
+// ---- launching a kernel with its own parameter types ----------------------
+template <class T>
+inline T convert_arg(const LaunchArgs* a, int i) {
+    if constexpr (std::is_pointer<T>::value) {
+        return reinterpret_cast<T>(arg_pointer(a, i));
+    } else if constexpr (std::is_floating_point<T>::value) {
+        return static_cast<T>(arg_float(a, i));
+    } else if constexpr (std::is_integral<T>::value || std::is_enum<T>::value) {
+        return static_cast<T>(arg_int(a, i));
+    } else {
+        static_assert(std::is_pointer<T>::value, "kernel parameters must be pointers or scalars");
+        return T();
+    }
+}
+
+template <class... P>
+struct KernelCall {
+    void (*fn)(P...);
+    const LaunchArgs* args;
+    static void body(void* self) {
+        auto* k = static_cast<KernelCall*>(self);
+        k->invoke(std::index_sequence_for<P...>{});
+    }
+    template <size_t... I>
+    void invoke(std::index_sequence<I...>) {
+        fn(convert_arg<std::remove_cv_t<P>>(args, static_cast<int>(I))...);
+    }
+};
+
+template <class... P>
+void launch(const char* name, void (*fn)(P...), const LaunchArgs* args) {
+    if (arg_count(args) != static_cast<int>(sizeof...(P))) {
+        bad_launch(name, "the launch plan passes a different number of arguments than the kernel takes");
+        return;
+    }
+    KernelCall<P...> call{fn, args};
+    run_grid(&KernelCall<P...>::body, &call);
+}
+
+struct KernelEntry {
+    const char* name;
+    void (*launch)(const LaunchArgs*);
+};
+
+}  // namespace kdojo
+
+// The launcher table, generated per exercise (kernels/emu/launcher.py).
+extern const kdojo::KernelEntry kdojo_kernels[];
+extern const int kdojo_kernel_count;
+
+#include "kdojo_device.h"

@@ -1,0 +1,206 @@
+// Kernel Dojo CPU emulator: CUDA keywords, built-in variables, intrinsics,
+// atomics and warp collectives, mapped onto the fiber runtime.
+//
+// Barriers and collectives pass __LINE__ so that a diagnostic names the
+// learner's line (the learner's text follows a `#line 1` directive).
+#pragma once
+
+#ifndef KDOJO_RUNTIME_IMPL
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+#define __shared__ static
+#define __constant__ static
+#define __grid_constant__
+
+#define threadIdx (::kdojo::g_cur->idx)
+#define blockIdx (::kdojo::g_block_idx)
+#define blockDim (::kdojo::g_block_dim)
+#define gridDim (::kdojo::g_grid_dim)
+#define warpSize 32
+
+#define __syncthreads() ::kdojo::syncthreads(__LINE__)
+#define __syncwarp(...) ::kdojo::syncwarp_at(__LINE__, ##__VA_ARGS__)
+#define __shfl_sync(...) ::kdojo::shfl_at(__LINE__, ::kdojo::COLL_SHFL_IDX, __VA_ARGS__)
+#define __shfl_up_sync(...) ::kdojo::shfl_at(__LINE__, ::kdojo::COLL_SHFL_UP, __VA_ARGS__)
+#define __shfl_down_sync(...) ::kdojo::shfl_at(__LINE__, ::kdojo::COLL_SHFL_DOWN, __VA_ARGS__)
+#define __shfl_xor_sync(...) ::kdojo::shfl_at(__LINE__, ::kdojo::COLL_SHFL_XOR, __VA_ARGS__)
+#define __ballot_sync(m, p) static_cast<unsigned>(::kdojo::collective(::kdojo::COLL_BALLOT, __LINE__, (m), (p) ? 1u : 0u, 0, 32))
+#define __any_sync(m, p) static_cast<int>(::kdojo::collective(::kdojo::COLL_ANY, __LINE__, (m), (p) ? 1u : 0u, 0, 32))
+#define __all_sync(m, p) static_cast<int>(::kdojo::collective(::kdojo::COLL_ALL, __LINE__, (m), (p) ? 1u : 0u, 0, 32))
+#define __activemask() ::kdojo::activemask()
+#define __trap() ::kdojo::trap(__LINE__, "__trap() called")
+#define printf(...) ::kdojo::device_printf(__VA_ARGS__)
+#undef assert
+#define assert(e) ((e) ? (void)0 : ::kdojo::trap(__LINE__, "device-side assert failed: " #e))
+
+#endif  // KDOJO_RUNTIME_IMPL
+
+#ifdef KDOJO_CHECK
+#define KDOJO_UNCHECKED static inline __attribute__((no_sanitize_thread))
+#else
+#define KDOJO_UNCHECKED inline
+#endif
+
+namespace kdojo {
+
+inline void syncwarp_at(int line, unsigned mask = 0xffffffffu) {
+    collective(COLL_SYNCWARP, line, mask, 0, 0, 32);
+}
+template <class T>
+inline T shfl_at(int line, int kind, unsigned mask, T var, int arg, int width = 32) {
+    return from_bits<T>(collective(kind, line, mask, to_bits(var), arg, width));
+}
+
+#ifdef KDOJO_CHECK
+// Atomics are recorded by the checker as atomic (never racing with each other).
+void note_atomic(const volatile void* p, unsigned bytes);
+// A static __shared__ array (with its padding around it) the checker should know.
+void note_shared(const void* p, size_t bytes, const char* name);
+#define KDOJO_SHARED_REF(store, name) (::kdojo::note_shared(&(store).v, sizeof((store).v), name), (store).v)
+#else
+inline void note_atomic(const volatile void*, unsigned) {}
+#define KDOJO_SHARED_REF(store, name) ((store).v)
+#endif
+
+}  // namespace kdojo
+
+// ---- atomics: fibers never interleave inside one, so plain RMW is atomic ----
+#define KDOJO_ATOMIC(NAME, T, EXPR) \
+    KDOJO_UNCHECKED T NAME(T* p, T v) { ::kdojo::note_atomic(p, sizeof(T)); T old = *p; *p = (EXPR); return old; } \
+    KDOJO_UNCHECKED T NAME##_block(T* p, T v) { return NAME(p, v); } \
+    KDOJO_UNCHECKED T NAME##_system(T* p, T v) { return NAME(p, v); }
+#define KDOJO_ATOMIC_ALL(NAME, EXPR) \
+    KDOJO_ATOMIC(NAME, int, EXPR) KDOJO_ATOMIC(NAME, unsigned int, EXPR) \
+    KDOJO_ATOMIC(NAME, unsigned long long, EXPR) KDOJO_ATOMIC(NAME, long long, EXPR)
+
+KDOJO_ATOMIC_ALL(atomicAdd, old + v)
+KDOJO_ATOMIC(atomicAdd, float, old + v)
+KDOJO_ATOMIC(atomicAdd, double, old + v)
+KDOJO_ATOMIC_ALL(atomicSub, old - v)
+KDOJO_ATOMIC(atomicSub, float, old - v)
+KDOJO_ATOMIC(atomicSub, double, old - v)
+KDOJO_ATOMIC_ALL(atomicMin, v < old ? v : old)
+KDOJO_ATOMIC(atomicMin, float, v < old ? v : old)
+KDOJO_ATOMIC(atomicMin, double, v < old ? v : old)
+KDOJO_ATOMIC_ALL(atomicMax, v > old ? v : old)
+KDOJO_ATOMIC(atomicMax, float, v > old ? v : old)
+KDOJO_ATOMIC(atomicMax, double, v > old ? v : old)
+KDOJO_ATOMIC_ALL(atomicExch, v)
+KDOJO_ATOMIC(atomicExch, float, v)
+KDOJO_ATOMIC(atomicExch, double, v)
+KDOJO_ATOMIC_ALL(atomicAnd, old & v)
+KDOJO_ATOMIC_ALL(atomicOr, old | v)
+KDOJO_ATOMIC_ALL(atomicXor, old ^ v)
+KDOJO_ATOMIC(atomicInc, unsigned int, (old >= v) ? 0u : old + 1u)
+KDOJO_ATOMIC(atomicDec, unsigned int, (old == 0u || old > v) ? v : old - 1u)
+
+#define KDOJO_CAS(T) \
+    KDOJO_UNCHECKED T atomicCAS(T* p, T cmp, T v) { ::kdojo::note_atomic(p, sizeof(T)); T old = *p; if (old == cmp) *p = v; return old; } \
+    KDOJO_UNCHECKED T atomicCAS_block(T* p, T cmp, T v) { return atomicCAS(p, cmp, v); }
+KDOJO_CAS(int)
+KDOJO_CAS(unsigned int)
+KDOJO_CAS(unsigned long long)
+KDOJO_CAS(unsigned short)
+#undef KDOJO_CAS
+#undef KDOJO_ATOMIC_ALL
+#undef KDOJO_ATOMIC
+
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+inline void __threadfence_system() {}
+template <class T> inline T __ldg(const T* p) { return *p; }
+template <class T> inline T __ldcg(const T* p) { return *p; }
+template <class T> inline T __ldca(const T* p) { return *p; }
+template <class T> inline T __ldcs(const T* p) { return *p; }
+template <class T> inline void __stcg(T* p, T v) { *p = v; }
+template <class T> inline void __stcs(T* p, T v) { *p = v; }
+template <class T> inline void __stwt(T* p, T v) { *p = v; }
+
+// ---- integer and float intrinsics -------------------------------------------
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned int __brev(unsigned int x) {
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+    x = ((x >> 8) & 0x00FF00FFu) | ((x & 0x00FF00FFu) << 8);
+    return (x >> 16) | (x << 16);
+}
+inline int __mul24(int a, int b) { return a * b; }
+inline unsigned int __umul24(unsigned int a, unsigned int b) { return a * b; }
+inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
+inline unsigned int __umulhi(unsigned int a, unsigned int b) {
+    return static_cast<unsigned int>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+inline float __int_as_float(int x) { float f; memcpy(&f, &x, 4); return f; }
+inline int __float_as_int(float f) { int x; memcpy(&x, &f, 4); return x; }
+inline float __uint_as_float(unsigned int x) { float f; memcpy(&f, &x, 4); return f; }
+inline unsigned int __float_as_uint(float f) { unsigned int x; memcpy(&x, &f, 4); return x; }
+inline double __longlong_as_double(long long x) { double d; memcpy(&d, &x, 8); return d; }
+inline long long __double_as_longlong(double d) { long long x; memcpy(&x, &d, 8); return x; }
+
+inline float __expf(float x) { return expf(x); }
+inline float __exp10f(float x) { return powf(10.0f, x); }
+inline float __logf(float x) { return logf(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return sqrtf(x); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+inline float exp10f(float x) { return powf(10.0f, x); }
+inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678118654752f); }
+inline void sincosf(float x, float* s, float* c) { *s = sinf(x); *c = cosf(x); }
+inline float sinpif(float x) { return sinf(3.14159265358979323846f * x); }
+inline float cospif(float x) { return cosf(3.14159265358979323846f * x); }
+inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
+inline int __float2int_rz(float x) { return static_cast<int>(x); }
+inline int __float2int_rd(float x) { return static_cast<int>(floorf(x)); }
+inline int __float2int_ru(float x) { return static_cast<int>(ceilf(x)); }
+inline float __int2float_rn(int x) { return static_cast<float>(x); }
+inline unsigned int __float2uint_rn(float x) { return static_cast<unsigned int>(nearbyintf(x)); }
+
+// CUDA's device min/max are overloaded for every arithmetic pair.
+template <class A, class B, class = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value>>
+inline std::common_type_t<A, B> min(A a, B b) {
+    using C = std::common_type_t<A, B>;
+    return static_cast<C>(b) < static_cast<C>(a) ? static_cast<C>(b) : static_cast<C>(a);
+}
+template <class A, class B, class = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value>>
+inline std::common_type_t<A, B> max(A a, B b) {
+    using C = std::common_type_t<A, B>;
+    return static_cast<C>(a) < static_cast<C>(b) ? static_cast<C>(b) : static_cast<C>(a);
+}
+inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
+inline unsigned int umax(unsigned int a, unsigned int b) { return a < b ? b : a; }
+inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+inline long long llmax(long long a, long long b) { return a < b ? b : a; }
+
+#include "kdojo_half.h"
+#include "kdojo_wmma.h"

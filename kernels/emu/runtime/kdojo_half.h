@@ -1,0 +1,137 @@
+// Kernel Dojo CPU emulator: __half (cuda_fp16.h) and __nv_bfloat16 (cuda_bf16.h).
+// Storage is the 16-bit pattern; arithmetic is done in float and rounded back
+// to nearest even, which is what the GPU's scalar half instructions give.
+#pragma once
+
+namespace kdojo {
+inline unsigned short float_to_half_bits(float f) {
+    unsigned int x;
+    memcpy(&x, &f, 4);
+    unsigned int sign = (x >> 16) & 0x8000u;
+    unsigned int exp = (x >> 23) & 0xFFu;
+    unsigned int man = x & 0x7FFFFFu;
+    if (exp == 0xFFu) return static_cast<unsigned short>(sign | 0x7C00u | (man ? 0x200u | (man >> 13) : 0u));
+    int e = static_cast<int>(exp) - 127 + 15;
+    if (e >= 31) return static_cast<unsigned short>(sign | 0x7C00u);
+    if (e <= 0) {
+        if (e < -10) return static_cast<unsigned short>(sign);
+        man |= 0x800000u;
+        unsigned int shift = static_cast<unsigned int>(14 - e);
+        unsigned int half = man >> shift;
+        unsigned int rem = man & ((1u << shift) - 1u);
+        unsigned int mid = 1u << (shift - 1u);
+        if (rem > mid || (rem == mid && (half & 1u))) ++half;
+        return static_cast<unsigned short>(sign | half);
+    }
+    unsigned int half = sign | (static_cast<unsigned int>(e) << 10) | (man >> 13);
+    unsigned int rem = man & 0x1FFFu;
+    if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+    return static_cast<unsigned short>(half);
+}
+inline float half_bits_to_float(unsigned short h) {
+    unsigned int sign = (h & 0x8000u) << 16;
+    unsigned int exp = (h >> 10) & 0x1Fu;
+    unsigned int man = h & 0x3FFu;
+    unsigned int x;
+    if (exp == 0x1Fu) {
+        x = sign | 0x7F800000u | (man << 13);
+    } else if (exp == 0) {
+        if (man == 0) {
+            x = sign;
+        } else {
+            int e = -1;
+            do { ++e; man <<= 1; } while ((man & 0x400u) == 0);
+            x = sign | (static_cast<unsigned int>(127 - 15 - e) << 23) | ((man & 0x3FFu) << 13);
+        }
+    } else {
+        x = sign | ((exp + 127 - 15) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+inline unsigned short float_to_bf16_bits(float f) {
+    unsigned int x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<unsigned short>((x >> 16) | 0x40u);
+    x += 0x7FFFu + ((x >> 16) & 1u);
+    return static_cast<unsigned short>(x >> 16);
+}
+inline float bf16_bits_to_float(unsigned short b) {
+    unsigned int x = static_cast<unsigned int>(b) << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+}  // namespace kdojo
+
+#define KDOJO_HALF_TYPE(T, TO, FROM)                                                           \
+    struct alignas(2) T {                                                                      \
+        unsigned short __x;                                                                    \
+        T() = default;                                                                         \
+        T(float f) : __x(::kdojo::TO(f)) {}                                                    \
+        T(double d) : __x(::kdojo::TO(static_cast<float>(d))) {}                               \
+        T(int i) : __x(::kdojo::TO(static_cast<float>(i))) {}                                  \
+        operator float() const { return ::kdojo::FROM(__x); }                                 \
+        T& operator+=(T o) { *this = T(float(*this) + float(o)); return *this; }               \
+        T& operator-=(T o) { *this = T(float(*this) - float(o)); return *this; }               \
+        T& operator*=(T o) { *this = T(float(*this) * float(o)); return *this; }               \
+        T& operator/=(T o) { *this = T(float(*this) / float(o)); return *this; }               \
+    };                                                                                         \
+    inline T operator+(T a, T b) { return T(float(a) + float(b)); }                            \
+    inline T operator-(T a, T b) { return T(float(a) - float(b)); }                            \
+    inline T operator*(T a, T b) { return T(float(a) * float(b)); }                            \
+    inline T operator/(T a, T b) { return T(float(a) / float(b)); }                           \
+    inline T operator-(T a) { T r; r.__x = static_cast<unsigned short>(a.__x ^ 0x8000u); return r; } \
+    inline bool operator<(T a, T b) { return float(a) < float(b); }                            \
+    inline bool operator>(T a, T b) { return float(a) > float(b); }                            \
+    inline bool operator<=(T a, T b) { return float(a) <= float(b); }                          \
+    inline bool operator>=(T a, T b) { return float(a) >= float(b); }                          \
+    inline bool operator==(T a, T b) { return float(a) == float(b); }                          \
+    inline bool operator!=(T a, T b) { return float(a) != float(b); }
+
+KDOJO_HALF_TYPE(__half, float_to_half_bits, half_bits_to_float)
+KDOJO_HALF_TYPE(__nv_bfloat16, float_to_bf16_bits, bf16_bits_to_float)
+#undef KDOJO_HALF_TYPE
+
+typedef __half half;
+typedef __nv_bfloat16 nv_bfloat16;
+struct alignas(4) __half2 { __half x, y; };
+struct alignas(4) __nv_bfloat162 { __nv_bfloat16 x, y; };
+
+inline __half __float2half(float f) { return __half(f); }
+inline __half __float2half_rn(float f) { return __half(f); }
+inline float __half2float(__half h) { return float(h); }
+inline __half __int2half_rn(int i) { return __half(static_cast<float>(i)); }
+inline __half __hadd(__half a, __half b) { return a + b; }
+inline __half __hsub(__half a, __half b) { return a - b; }
+inline __half __hmul(__half a, __half b) { return a * b; }
+inline __half __hdiv(__half a, __half b) { return a / b; }
+inline __half __hneg(__half a) { return -a; }
+inline __half __hfma(__half a, __half b, __half c) { return __half(fmaf(float(a), float(b), float(c))); }
+inline __half __hmax(__half a, __half b) { return a < b ? b : a; }
+inline __half __hmin(__half a, __half b) { return b < a ? b : a; }
+inline bool __hlt(__half a, __half b) { return a < b; }
+inline bool __hgt(__half a, __half b) { return a > b; }
+inline bool __heq(__half a, __half b) { return a == b; }
+inline __half hexp(__half a) { return __half(expf(float(a))); }
+inline __half hsqrt(__half a) { return __half(sqrtf(float(a))); }
+inline __half2 __floats2half2_rn(float a, float b) { return __half2{__half(a), __half(b)}; }
+inline __half2 __float2half2_rn(float a) { return __half2{__half(a), __half(a)}; }
+inline float __low2float(__half2 h) { return float(h.x); }
+inline float __high2float(__half2 h) { return float(h.y); }
+inline float2 __half22float2(__half2 h) { return float2{float(h.x), float(h.y)}; }
+inline __half2 __hadd2(__half2 a, __half2 b) { return __half2{a.x + b.x, a.y + b.y}; }
+inline __half2 __hmul2(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }
+
+inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+inline float __bfloat162float(__nv_bfloat16 b) { return float(b); }
+inline __nv_bfloat16 __hadd(__nv_bfloat16 a, __nv_bfloat16 b) { return a + b; }
+inline __nv_bfloat16 __hmul(__nv_bfloat16 a, __nv_bfloat16 b) { return a * b; }
+inline __nv_bfloat16 __hsub(__nv_bfloat16 a, __nv_bfloat16 b) { return a - b; }
+inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
+    return __nv_bfloat16(fmaf(float(a), float(b), float(c)));
+}
+inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) { return a < b ? b : a; }
+inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) { return b < a ? b : a; }

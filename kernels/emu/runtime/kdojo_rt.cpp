@@ -1,0 +1,616 @@
+// Kernel Dojo CPU emulator: the fiber scheduler.
+//
+// Every CUDA thread is a Boost.Context fiber (fcontext: ~13 ns a switch).
+// Blocks run one after another; inside a block the threads run in turn and
+// a fiber only gives up the CPU at a barrier or a warp collective, so a
+// kernel without either runs each thread to completion in one go.
+// Barriers and collectives *check* who arrives: a divergent __syncthreads, a
+// mask naming lanes that never come, lanes that disagree on the mask, a
+// shuffle reading a lane outside the mask and a deadlock all end the launch
+// with a fault that names the learner's line.
+#include "kdojo_rt_internal.h"
+
+#include <boost/context/detail/fcontext.hpp>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace bcd = boost::context::detail;
+
+namespace kdojo {
+
+ThreadState* g_cur = nullptr;
+uint3 g_block_idx = {0, 0, 0};
+dim3 g_block_dim;
+dim3 g_grid_dim;
+unsigned char* g_dyn_smem = nullptr;
+Fault g_fault;
+std::vector<Diag> g_diags;
+std::vector<BufferRegion> g_buffers;
+uint32_t g_block_linear = 0;
+unsigned g_block_threads = 0;
+uint64_t g_dyn_smem_bytes = 0;
+bool g_adversarial = false;
+
+namespace {
+
+#ifdef KDOJO_CHECK
+constexpr size_t kStackBytes = 512 * 1024;  // instrumented frames are larger
+#else
+constexpr size_t kStackBytes = 128 * 1024;
+#endif
+constexpr size_t kGuardBytes = 4096;
+
+struct Warp {
+    unsigned arrived;  // lanes waiting at a collective
+    unsigned exist;    // lanes that exist in this (possibly partial) warp
+    unsigned mask0;    // mask of the first waiting lane
+    int kind0;         // its collective
+    bool mixed;        // some waiting lane differs from mask0/kind0
+};
+
+std::vector<void*> g_free_stacks;
+std::vector<Thread> g_threads;
+std::vector<Warp> g_warps;
+std::vector<unsigned> g_queue;  // runnable threads, in order
+size_t g_queue_head = 0;
+// Lanes a warp collective just released run before anything else, so a warp
+// goes through its shuffles with only its own 32 stacks in cache.
+std::vector<unsigned> g_hot;
+size_t g_hot_head = 0;
+
+
+std::vector<unsigned> g_order;
+unsigned g_done = 0, g_at_barrier = 0, g_at_coll = 0;
+
+bcd::fcontext_t g_sched = nullptr;
+Thread* g_running = nullptr;
+Body g_body = nullptr;
+void* g_body_ctx = nullptr;
+
+Thread* pop_runnable() {
+    if (g_hot_head < g_hot.size()) {
+        Thread* t = &g_threads[g_hot[g_hot_head++]];
+        if (g_hot_head == g_hot.size()) {
+            g_hot.clear();
+            g_hot_head = 0;
+        }
+        return t;
+    }
+    if (g_queue_head < g_queue.size()) return &g_threads[g_queue[g_queue_head++]];
+    return nullptr;
+}
+
+
+void* take_stack() {
+    if (!g_free_stacks.empty()) {
+        void* s = g_free_stacks.back();
+        g_free_stacks.pop_back();
+        return s;
+    }
+    void* p = mmap(nullptr, kStackBytes + kGuardBytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    mprotect(p, kGuardBytes, PROT_NONE);  // overflowing the stack faults, never corrupts
+    return p;
+}
+
+// Every jump passes the Thread it leaves (null: the scheduler). Whoever lands
+// stores the left context — or, when that thread finished, recycles its
+// stack, which is safe only now that nothing runs on it.
+void on_arrival(bcd::transfer_t r) {
+    auto* prev = static_cast<Thread*>(r.data);
+    if (!prev) {
+        g_sched = r.fctx;
+    } else if (prev->state == T_DONE) {
+        g_free_stacks.push_back(prev->stack);
+        prev->stack = nullptr;
+    } else {
+        prev->ctx = r.fctx;
+    }
+}
+
+void fiber_entry(bcd::transfer_t t);
+
+// Gives `t` a stack and a fresh context if it has not started yet.
+bool prepare(Thread& t) {
+    if (t.state == T_NEW) {
+        t.stack = take_stack();
+        if (!t.stack) {
+            set_fault("out of memory", "the emulator could not allocate a thread stack", 0, 0);
+            return false;
+        }
+        // Stagger the stack tops: fibers' hot frames would otherwise all map to
+        // the same cache sets (every stack starts on the same alignment).
+        size_t color = (t.st.linear % 63) * 64;
+        t.ctx = bcd::make_fcontext(static_cast<char*>(t.stack) + kGuardBytes + kStackBytes - color,
+                                   kStackBytes - color, fiber_entry);
+    }
+    t.state = T_RUNNABLE;
+    return true;
+}
+
+// The running fiber gives up the CPU (its state already says why). It hands
+// over straight to the next runnable thread — one switch instead of two via
+// the scheduler — and only returns to the scheduler when none is left.
+void leave(Thread* self) {
+    Thread* next = g_fault.set ? nullptr : pop_runnable();
+    if (next && !prepare(*next)) next = nullptr;
+    bcd::transfer_t r;
+    if (next) {
+        g_running = next;
+        g_cur = &next->st;
+        r = bcd::jump_fcontext(next->ctx, self);
+    } else {
+        g_running = nullptr;
+        g_cur = nullptr;
+        r = bcd::jump_fcontext(g_sched, self);
+    }
+    on_arrival(r);
+}
+
+// The next queued thread if it has not started (and nothing released waits).
+Thread* pop_new() {
+    if (g_hot_head < g_hot.size() || g_queue_head >= g_queue.size()) return nullptr;
+    Thread* t = &g_threads[g_queue[g_queue_head]];
+    if (t->state != T_NEW) return nullptr;
+    ++g_queue_head;
+    return t;
+}
+
+void fiber_entry(bcd::transfer_t t) {
+    on_arrival(t);
+    for (;;) {
+        g_body(g_body_ctx);
+        Thread* self = g_running;
+        self->state = T_DONE;
+        ++g_done;
+        // A thread that has not started yet runs right here, on this stack: a
+        // kernel without barriers or collectives never switches at all.
+        Thread* next = g_fault.set ? nullptr : pop_new();
+        if (!next) break;
+        next->stack = self->stack;
+        self->stack = nullptr;
+        next->state = T_RUNNABLE;
+        g_running = next;
+        g_cur = &next->st;
+    }
+    leave(g_running);
+    __builtin_unreachable();
+}
+
+void yield_to_scheduler() { leave(g_running); }
+
+const char* coll_name(int kind) {
+    switch (kind) {
+        case COLL_SYNCWARP: return "__syncwarp";
+        case COLL_SHFL_IDX: return "__shfl_sync";
+        case COLL_SHFL_UP: return "__shfl_up_sync";
+        case COLL_SHFL_DOWN: return "__shfl_down_sync";
+        case COLL_SHFL_XOR: return "__shfl_xor_sync";
+        case COLL_BALLOT: return "__ballot_sync";
+        case COLL_ANY: return "__any_sync";
+        case COLL_ALL: return "__all_sync";
+        case COLL_WMMA_FILL: return "wmma::fill_fragment";
+        case COLL_WMMA_LOAD: return "wmma::load_matrix_sync";
+        case COLL_WMMA_STORE: return "wmma::store_matrix_sync";
+        case COLL_WMMA_MMA: return "wmma::mma_sync";
+        default: return "a warp collective";
+    }
+}
+
+std::string hex(unsigned v) {
+    char b[16];
+    snprintf(b, sizeof b, "0x%08x", v);
+    return b;
+}
+
+std::string thread_name(const Thread& t) {
+    char b[96];
+    snprintf(b, sizeof b, "thread (%u,%u,%u) of block (%u,%u,%u)", t.st.idx.x, t.st.idx.y, t.st.idx.z,
+             g_block_idx.x, g_block_idx.y, g_block_idx.z);
+    return b;
+}
+
+// Runs `t`, and whatever it hands over to, until no thread is runnable.
+void resume(Thread& t) {
+    if (!prepare(t)) {
+        t.state = T_FAULT;
+        return;
+    }
+    g_running = &t;
+    g_cur = &t.st;
+    bcd::transfer_t r = bcd::jump_fcontext(t.ctx, nullptr);
+    on_arrival(r);
+    g_running = nullptr;
+    g_cur = nullptr;
+}
+
+unsigned lane_bit(unsigned lane) { return 1u << lane; }
+
+std::string lane_of(unsigned lane, unsigned warp) {
+    return "lane " + std::to_string(lane) + " of warp " + std::to_string(warp);
+}
+
+// All lanes of `m` have arrived (or, `absent`, finished without coming): check
+// they agree, compute every lane's result and make them runnable. `arriving`
+// is the lane that completed the group from inside its fiber (it keeps
+// running), or null when the scheduler completes it. Returns an error message
+// when the lanes disagree — undefined behaviour no GPU result can be trusted on.
+__attribute__((noinline, cold)) void bad_source(const Thread& o, unsigned l, unsigned warp, long src, unsigned m,
+                                               bool gone) {
+    add_diag("shuffle_source", o.line, 0,
+             lane_of(l, warp) + " reads lane " + std::to_string(src) + " with " + coll_name(o.kind) +
+                 (gone ? ", which has already finished" : ", but mask " + hex(m) + " does not name that lane") +
+                 ": the value it gets is undefined");
+}
+
+__attribute__((noinline, cold)) std::string describe_mismatch(const Thread& o, const Thread& ref, unsigned l,
+                                                              unsigned warp) {
+    if (o.kind != ref.kind)
+        return lane_of(l, warp) + " is at " + coll_name(o.kind) + " (line " + std::to_string(o.line) + ") while " +
+               lane_of(ref.st.lane, warp) + " is at " + coll_name(ref.kind) + " (line " + std::to_string(ref.line) +
+               "); every lane named in the mask must call the same one";
+    return "lanes of warp " + std::to_string(warp) + " disagree on the mask of " + coll_name(ref.kind) + ": lane " +
+           std::to_string(l) + " passes " + hex(o.mask) + " (line " + std::to_string(o.line) + "), lane " +
+           std::to_string(ref.st.lane) + " passes " + hex(ref.mask) + " (line " + std::to_string(ref.line) + ")";
+}
+
+__attribute__((noinline)) bool complete_group(Warp& w, unsigned warp, unsigned m, unsigned absent, Thread* arriving,
+                                              std::string* error) {
+    Thread* lanes = &g_threads[warp * 32];
+    const Thread* ref = nullptr;
+    // Every lane arrived with the first lane's mask and collective: nothing to compare.
+    for (unsigned l = 0; w.mixed && l < 32; ++l) {
+        if (!(m & lane_bit(l)) || (absent & lane_bit(l))) continue;
+        const Thread& o = lanes[l];
+        if (!ref) { ref = &o; continue; }
+        if (o.kind != ref->kind || o.mask != ref->mask) {
+            *error = describe_mismatch(o, *ref, l, warp);
+            return false;
+        }
+    }
+    unsigned present = m & ~absent;
+    uint64_t votes = 0;
+    int kind = lanes[__builtin_ctz(present)].kind;
+    if (kind == COLL_BALLOT || kind == COLL_ANY || kind == COLL_ALL)
+        for (unsigned bits = present; bits; bits &= bits - 1)
+            if (lanes[__builtin_ctz(bits)].value) votes |= lane_bit(static_cast<unsigned>(__builtin_ctz(bits)));
+    for (unsigned bits = present; bits; bits &= bits - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+        Thread& o = lanes[l];
+        unsigned width = static_cast<unsigned>(o.width);
+        unsigned base = l & ~(width - 1u);
+        long src = l;
+        switch (o.kind) {
+            case COLL_SHFL_IDX: src = base + (static_cast<unsigned>(o.arg) & (width - 1u)); break;
+            case COLL_SHFL_UP: src = static_cast<long>(l) - o.arg; if (src < static_cast<long>(base)) src = l; break;
+            case COLL_SHFL_DOWN: src = static_cast<long>(l) + o.arg; if (src >= static_cast<long>(base + width)) src = l; break;
+            case COLL_SHFL_XOR: src = static_cast<long>(l ^ static_cast<unsigned>(o.arg)); if (src >= static_cast<long>(base + width)) src = l; break;
+            case COLL_BALLOT: o.result = votes; break;
+            case COLL_ANY: o.result = votes != 0; break;
+            case COLL_ALL: o.result = (votes & present) == present; break;
+            default: o.result = 0; break;
+        }
+        if (o.kind >= COLL_SHFL_IDX && o.kind <= COLL_SHFL_XOR) {
+            if (src < 0 || src > 31 || !(present & lane_bit(static_cast<unsigned>(src)))) {
+                bad_source(o, l, warp, src, m, src >= 0 && src <= 31 && (absent & lane_bit(static_cast<unsigned>(src))));
+                o.result = o.value;
+            } else {
+                o.result = lanes[src].value;
+            }
+        }
+    }
+    w.arrived &= ~present;
+    if (w.arrived == 0) w.mixed = false;
+    for (unsigned bits = present; bits; bits &= bits - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+        Thread& o = lanes[l];
+        ++o.sync_epoch;
+        --g_at_coll;
+        o.state = T_RUNNABLE;
+        if (&o != arriving) g_hot.push_back(warp * 32 + l);
+    }
+    return true;
+}
+
+// A lane arrives while others of its warp wait with another mask or at another
+// collective: fine for disjoint groups (lanes 0-15 and 16-31 each shuffling
+// among themselves), an error when either names the other.
+__attribute__((noinline, cold)) std::string check_arrival(const Warp& w, const Thread& t) {
+    const Thread* lanes = &g_threads[t.st.warp * 32];
+    for (unsigned l = 0; l < 32; ++l) {
+        if (!(w.arrived & lane_bit(l))) continue;
+        const Thread& o = lanes[l];
+        bool related = (o.mask & lane_bit(t.st.lane)) || (t.mask & lane_bit(l));
+        if (!related) continue;
+        if (o.kind != t.kind)
+            return lane_of(l, t.st.warp) + " waits at " + coll_name(o.kind) + " (line " + std::to_string(o.line) +
+                   ") while " + lane_of(t.st.lane, t.st.warp) + " reaches " + coll_name(t.kind) + " (line " +
+                   std::to_string(t.line) + "); every lane named in the mask must call the same one";
+        if (o.mask != t.mask)
+            return "lanes of warp " + std::to_string(t.st.warp) + " disagree on the mask of " + coll_name(t.kind) +
+                   ": lane " + std::to_string(l) + " passes " + hex(o.mask) + " (line " + std::to_string(o.line) +
+                   "), lane " + std::to_string(t.st.lane) + " passes " + hex(t.mask) + " (line " +
+                   std::to_string(t.line) + ")";
+    }
+    return "";
+}
+
+// Barrier release. Like a GPU since Volta, a barrier that some threads skip
+// (they finished) or reach from another line still releases — but that is
+// undefined behaviour, so it is reported.
+bool release_barrier() {
+    unsigned n = static_cast<unsigned>(g_threads.size());
+    int line = -1;
+    for (unsigned i : g_order) {
+        Thread& t = g_threads[i];
+        if (t.state != T_BARRIER) continue;
+        if (line < 0) line = t.line;
+        if (t.line != line) {
+            add_diag("divergent_barrier", t.line, 0,
+                     "__syncthreads() reached from different places: line " + std::to_string(line) + " and line " +
+                         std::to_string(t.line) + " (" + thread_name(t) +
+                         "); every thread of a block must reach the same __syncthreads()");
+            break;
+        }
+    }
+    if (g_done > 0) {
+        for (Thread& t : g_threads) {
+            if (t.state != T_DONE) continue;
+            add_diag("divergent_barrier", line, 0,
+                     "__syncthreads() on line " + std::to_string(line) + " is skipped by some threads of the block: " +
+                         thread_name(t) + " finished without reaching it (" + std::to_string(g_done) + " of " +
+                         std::to_string(n) + " threads did)");
+            break;
+        }
+    }
+    for (unsigned i : g_order) {
+        Thread& t = g_threads[i];
+        if (t.state != T_BARRIER) continue;
+        t.state = T_RUNNABLE;
+        ++t.bar_epoch;
+        g_queue.push_back(i);
+    }
+    g_at_barrier = 0;
+    return true;
+}
+
+// Nothing can run: every live thread waits. Either a barrier or a collective
+// can be released, or the block is stuck.
+bool settle_block() {
+    unsigned n = static_cast<unsigned>(g_threads.size());
+    if (g_done == n) return false;
+    if (g_at_coll == 0) return release_barrier();
+    for (unsigned i : g_order) {
+        Thread& t = g_threads[i];
+        if (t.state != T_COLL) continue;
+        Warp& w = g_warps[t.st.warp];
+        Thread* lanes = &g_threads[t.st.warp * 32];
+        unsigned missing = t.mask & ~w.arrived, gone = 0;
+        for (unsigned l = 0; l < 32; ++l) {
+            if (!(missing & lane_bit(l))) continue;
+            Thread& o = lanes[l];
+            std::string who = std::string(coll_name(t.kind)) + " on line " + std::to_string(t.line) + " (mask " +
+                              hex(t.mask) + ") waits for " + lane_of(l, t.st.warp);
+            if (o.state == T_BARRIER) {
+                set_fault("deadlock", who + ", which waits at __syncthreads() on line " + std::to_string(o.line) +
+                          ": neither can proceed", t.line, 0);
+                return false;
+            }
+            if (o.state == T_DONE) gone |= lane_bit(l);
+        }
+        if (gone != missing) continue;
+        unsigned first_gone = static_cast<unsigned>(__builtin_ctz(gone));
+        add_diag("warp_mask", t.line, 0,
+                 std::string(coll_name(t.kind)) + " on line " + std::to_string(t.line) + " names lanes (mask " +
+                     hex(t.mask) + ") that never arrive: " + lane_of(first_gone, t.st.warp) +
+                     " finished without reaching it (" + std::to_string(__builtin_popcount(gone)) + " lanes in all)");
+        std::string err;
+        if (!complete_group(w, t.st.warp, t.mask, gone, nullptr, &err)) {
+            set_fault("warp mask mismatch", err, t.line, 0);
+            return false;
+        }
+        return true;
+    }
+    for (unsigned i : g_order) {
+        Thread& t = g_threads[i];
+        if (t.state == T_COLL) {
+            set_fault("warp mask mismatch",
+                      std::string(coll_name(t.kind)) + " on line " + std::to_string(t.line) + " (mask " + hex(t.mask) +
+                          ") waits for lanes that are at a different warp collective",
+                      t.line, 0);
+            return false;
+        }
+    }
+    set_fault("deadlock", "every thread of the block is waiting and none can proceed", 0, 0);
+    return false;
+}
+
+void run_block() {
+    unsigned n = static_cast<unsigned>(g_threads.size());
+    g_done = g_at_barrier = g_at_coll = 0;
+    g_queue.assign(g_order.begin(), g_order.end());
+    g_queue_head = 0;
+    g_hot.clear();
+    g_hot_head = 0;
+    for (;;) {
+        while (Thread* t = pop_runnable()) {
+            resume(*t);
+            if (t->state == T_FAULT || g_fault.set) return;
+        }
+        g_queue.clear();
+        g_queue_head = 0;
+        if (g_done == n || !settle_block()) return;
+    }
+}
+
+void init_threads(unsigned bx, unsigned by, unsigned bz) {
+    unsigned n = bx * by * bz;
+    g_threads.resize(n);
+    for (unsigned z = 0, i = 0; z < bz; ++z)
+        for (unsigned y = 0; y < by; ++y)
+            for (unsigned x = 0; x < bx; ++x, ++i) {
+                Thread& t = g_threads[i];
+                t.state = T_NEW;
+                t.stack = nullptr;
+                t.bar_epoch = 0;
+                t.sync_epoch = 0;
+                t.st.idx = uint3{x, y, z};
+                t.st.linear = i;
+                t.st.lane = i % 32;
+                t.st.warp = i / 32;
+            }
+    g_warps.assign((n + 31) / 32, Warp{0, 0, 0, 0, false});
+    for (unsigned w = 0; w < g_warps.size(); ++w) {
+        unsigned lanes = std::min(32u, n - w * 32);
+        g_warps[w].exist = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u);
+    }
+}
+
+// Fibers abandoned by a fault still own stacks: give them back before the next launch.
+void reclaim_stacks() {
+    for (Thread& t : g_threads) {
+        if (t.stack) {
+            g_free_stacks.push_back(t.stack);
+            t.stack = nullptr;
+        }
+    }
+}
+
+}  // namespace
+
+Thread* current_thread() { return g_running; }
+
+bool in_current_stack(uintptr_t addr) {
+    if (!g_running || !g_running->stack) return false;
+    uintptr_t lo = reinterpret_cast<uintptr_t>(g_running->stack);
+    return addr >= lo && addr < lo + kGuardBytes + kStackBytes;
+}
+
+void add_diag(const char* kind, int line, uint64_t pc, const std::string& message) {
+    for (const Diag& d : g_diags)
+        if (d.kind == kind && d.line == line && d.pc == pc) return;
+    if (g_diags.size() < 32) g_diags.push_back(Diag{kind, line, pc, message});
+}
+
+void set_fault(const char* name, const std::string& message, int line, uint64_t pc) {
+    if (g_fault.set) return;
+    g_fault.set = true;
+    g_fault.name = name;
+    g_fault.message = message;
+    g_fault.line = line;
+    g_fault.pc = pc;
+}
+
+void fail_in_fiber(const char* name, const std::string& message, int line, uint64_t pc) {
+    set_fault(name, message, line, pc);
+    g_running->state = T_FAULT;
+    leave(g_running);  // with a fault set, this goes to the scheduler, never back
+    __builtin_unreachable();
+}
+
+void trap(int line, const char* what) {
+    if (!g_running) {  // outside a kernel (a learner's static constructor): nothing to unwind
+        fprintf(stderr, "kdojo: %s (line %d) outside a kernel\n", what, line);
+        _exit(98);
+    }
+    fail_in_fiber("trap", std::string(what) + " in " + thread_name(*g_running), line, 0);
+}
+
+void syncthreads(int line) {
+    Thread* t = g_running;
+    t->state = T_BARRIER;
+    t->line = line;
+    ++g_at_barrier;
+    yield_to_scheduler();
+}
+
+__attribute__((noinline, cold)) void arrival_mismatch(const Warp& w, const Thread& t) {
+    std::string err = check_arrival(w, t);
+    if (!err.empty()) fail_in_fiber("warp mask mismatch", err, t.line, 0);
+}
+
+[[noreturn]] __attribute__((noinline, cold)) void bad_collective(int kind, int line, unsigned mask, int width,
+                                                                 unsigned lane) {
+    if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
+        fail_in_fiber("invalid shuffle width", std::string(coll_name(kind)) + ": width " + std::to_string(width) +
+                      " must be a power of two no larger than 32", line, 0);
+    fail_in_fiber("warp mask mismatch", std::string(coll_name(kind)) + " called by lane " + std::to_string(lane) +
+                  " with mask " + hex(mask) + ", which does not include that lane", line, 0);
+}
+
+uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, int width) {
+    Thread* t = g_running;
+    Warp& w = g_warps[t->st.warp];
+    unsigned m = mask & w.exist;
+    unsigned bit = lane_bit(t->st.lane);
+    if (width <= 0 || width > 32 || (width & (width - 1)) != 0 || !(m & bit))
+        bad_collective(kind, line, mask, width, t->st.lane);
+    t->state = T_COLL;
+    t->kind = kind;
+    t->line = line;
+    t->mask = m;
+    t->value = value;
+    t->arg = arg;
+    t->width = width;
+    ++g_at_coll;
+    if (w.arrived == 0) {
+        w.mask0 = m;
+        w.kind0 = kind;
+    } else if (m != w.mask0 || kind != w.kind0) {
+        w.mixed = true;
+        arrival_mismatch(w, *t);
+    }
+    w.arrived |= bit;
+    if ((w.arrived & m) == m) {
+        std::string err;
+        if (!complete_group(w, t->st.warp, m, 0, t, &err)) fail_in_fiber("warp mask mismatch", err, line, 0);
+    } else {
+        yield_to_scheduler();
+    }
+    return t->result;
+}
+
+unsigned activemask() {
+    Thread* t = g_running;
+    unsigned live = 0;
+    Thread* lanes = &g_threads[t->st.warp * 32];
+    unsigned exist = g_warps[t->st.warp].exist;
+    for (unsigned l = 0; l < 32; ++l)
+        if ((exist & lane_bit(l)) && lanes[l].state != T_DONE) live |= lane_bit(l);
+    return live;
+}
+
+void run_grid(Body body, void* ctx) {
+    dim3 g = g_grid_dim, b = g_block_dim;
+    g_body = body;
+    g_body_ctx = ctx;
+    g_block_threads = b.x * b.y * b.z;
+    init_threads(b.x, b.y, b.z);
+    g_order.resize(g_block_threads);
+    for (unsigned i = 0; i < g_block_threads; ++i) g_order[i] = g_adversarial ? g_block_threads - 1 - i : i;
+    uint64_t blocks = static_cast<uint64_t>(g.x) * g.y * g.z;
+    check_launch_begin();
+    for (uint64_t k = 0; k < blocks && !g_fault.set; ++k) {
+        uint64_t lin = g_adversarial ? blocks - 1 - k : k;
+        g_block_idx = uint3{static_cast<unsigned>(lin % g.x), static_cast<unsigned>((lin / g.x) % g.y),
+                            static_cast<unsigned>(lin / (static_cast<uint64_t>(g.x) * g.y))};
+        g_block_linear = static_cast<uint32_t>(lin + 1);
+        if (k > 0) init_threads(b.x, b.y, b.z);
+        check_block_begin();
+        run_block();
+    }
+    if (g_fault.set) reclaim_stacks();
+    else check_launch_end();
+    g_block_linear = 0;
+    g_running = nullptr;
+    g_cur = nullptr;
+}
+
+}  // namespace kdojo

@@ -1,0 +1,74 @@
+// Kernel Dojo CPU emulator: state shared by the scheduler (kdojo_rt.cpp),
+// the memory checker (kdojo_check.cpp) and the host side (kdojo_host.cpp).
+// Never seen by learner code.
+#pragma once
+#define KDOJO_RUNTIME_IMPL 1
+#include "kdojo_cuda.h"
+
+#include <string>
+#include <vector>
+
+namespace kdojo {
+
+enum ThreadStateKind : unsigned char { T_NEW, T_RUNNABLE, T_BARRIER, T_COLL, T_DONE, T_FAULT };
+
+struct Thread {
+    ThreadState st;  // first member: g_cur points here
+    void* ctx;       // suspended fcontext
+    void* stack;     // stack base (lowest address) while the fiber lives
+    unsigned char state;
+    int line;        // barrier / collective line
+    int kind;        // collective kind
+    unsigned mask;
+    int arg;
+    int width;
+    uint64_t value;
+    uint64_t result;
+    uint32_t bar_epoch;   // barriers this thread has passed in this block
+    uint32_t sync_epoch;  // warp collectives this lane has completed
+};
+
+struct BufferRegion {
+    std::string name;
+    unsigned char* base;      // whole guarded array (guard | payload | guard)
+    uint64_t total_bytes;
+    uint64_t payload_offset;
+    uint64_t payload_bytes;
+    unsigned elem_bytes;
+};
+
+struct Diag {
+    std::string kind;
+    int line;
+    uint64_t pc;  // symbolised by the host side when line is 0
+    std::string message;
+};
+
+struct Fault {
+    bool set = false;
+    std::string name;
+    std::string message;
+    int line = 0;
+    uint64_t pc = 0;
+};
+
+extern Fault g_fault;
+extern std::vector<Diag> g_diags;
+extern std::vector<BufferRegion> g_buffers;
+extern uint32_t g_block_linear;     // 1-based id of the running block (0: none)
+extern unsigned g_block_threads;
+extern uint64_t g_dyn_smem_bytes;
+extern bool g_adversarial;           // reverse thread and block order
+
+Thread* current_thread();
+bool in_current_stack(uintptr_t addr);
+[[noreturn]] void fail_in_fiber(const char* name, const std::string& message, int line, uint64_t pc);
+void set_fault(const char* name, const std::string& message, int line, uint64_t pc);
+void add_diag(const char* kind, int line, uint64_t pc, const std::string& message);
+
+// Memory checker hooks (no-ops in the fast build).
+void check_launch_begin();
+void check_block_begin();
+void check_launch_end();
+
+}  // namespace kdojo

@@ -1,0 +1,128 @@
+// Kernel Dojo CPU emulator: the in-process layer of the sandbox.
+//
+// Learner code is untrusted host code here. Before any of it can run — its
+// static constructors run at the default priority, this one at 101 — the
+// program drops root, caps its resources and installs a seccomp filter that
+// allows only what the emulator itself needs: read/write on the fds it has,
+// memory management, and exiting. Files, sockets, processes and signals to
+// others are refused. The outer layers (bubblewrap, the wall-clock kill of
+// the process group) are set up by kernels/emu/jail.py.
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr unsigned kArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr unsigned kArch = AUDIT_ARCH_AARCH64;
+#else
+#error "the emulator's seccomp filter knows x86-64 and aarch64 only"
+#endif
+
+constexpr int kForbiddenExit = 97;  // kernels/emu/protocol.py: FORBIDDEN_SYSCALL_EXIT
+constexpr uid_t kNobody = 65534;
+
+void die(const char* what) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "kdojo-sandbox: %s failed: %s\n", what, strerror(errno));
+    ssize_t ignored = write(2, msg, strlen(msg));
+    (void)ignored;
+    _exit(96);
+}
+
+// A learner that calls fork, socket, open … ends here with a clear exit code.
+void on_sigsys(int, siginfo_t* info, void*) {
+    char msg[96];
+    int nr = info ? info->si_syscall : -1;
+    int len = snprintf(msg, sizeof msg, "\nKDOJO-FORBIDDEN-SYSCALL %d\n", nr);
+    ssize_t ignored = write(2, msg, static_cast<size_t>(len));
+    (void)ignored;
+    _exit(kForbiddenExit);
+}
+
+void limit(int resource, rlim_t value) {
+    struct rlimit r = {value, value};
+    struct rlimit cur;
+    if (getrlimit(resource, &cur) == 0 && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < value) r = {cur.rlim_max, cur.rlim_max};
+    if (setrlimit(resource, &r) != 0) die("setrlimit");
+}
+
+void drop_root() {
+    if (getuid() != 0 && geteuid() != 0) return;
+    if (setgroups(0, nullptr) != 0 && errno != EPERM) die("setgroups");
+    if (setgid(kNobody) != 0) die("setgid");
+    if (setuid(kNobody) != 0) die("setuid");
+    if (setuid(0) == 0) die("dropping root (setuid(0) still works)");
+}
+
+#define ALLOW(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define REFUSE(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+
+void install_seccomp() {
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#if defined(__x86_64__)
+        // x32 system calls share the architecture value: refuse them all.
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+#endif
+        ALLOW(__NR_read), ALLOW(__NR_write), ALLOW(__NR_readv), ALLOW(__NR_writev),
+        ALLOW(__NR_mmap), ALLOW(__NR_munmap), ALLOW(__NR_mprotect), ALLOW(__NR_madvise),
+        ALLOW(__NR_mremap), ALLOW(__NR_brk), ALLOW(__NR_futex),
+        ALLOW(__NR_exit), ALLOW(__NR_exit_group), ALLOW(__NR_rt_sigreturn),
+        ALLOW(__NR_rt_sigprocmask), ALLOW(__NR_clock_gettime), ALLOW(__NR_gettid), ALLOW(__NR_getpid),
+        ALLOW(__NR_fstat), ALLOW(__NR_newfstatat), ALLOW(__NR_lseek), ALLOW(__NR_getrandom),
+        ALLOW(__NR_sched_yield), ALLOW(__NR_tgkill),
+        // Harmless look-ups that library code makes: fail them quietly.
+        REFUSE(__NR_openat), REFUSE(__NR_ioctl), REFUSE(__NR_readlinkat), REFUSE(__NR_prlimit64),
+#if defined(__NR_open)
+        REFUSE(__NR_open), REFUSE(__NR_readlink), REFUSE(__NR_stat), REFUSE(__NR_access),
+#endif
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+    };
+    struct sock_fprog prog = {static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) die("seccomp");
+}
+
+// Priority 101 is the first a program may use: this runs before any learner
+// constructor (default priority) and before main.
+__attribute__((constructor(101))) void kdojo_enter_sandbox() {
+    // Only fds 0-2 stay open: nothing inherited can be used to reach out.
+    for (int fd = 3; fd < 1024; ++fd) close(fd);
+    drop_root();
+    const char* cpu = getenv("KDOJO_CPU_S");
+    rlim_t cpu_s = cpu ? static_cast<rlim_t>(strtoul(cpu, nullptr, 10)) : 20;
+    limit(RLIMIT_CPU, cpu_s > 0 ? cpu_s : 20);
+    limit(RLIMIT_NPROC, 0);
+    limit(RLIMIT_FSIZE, 0);
+    limit(RLIMIT_NOFILE, 8);
+    limit(RLIMIT_CORE, 0);
+    limit(RLIMIT_AS, static_cast<rlim_t>(8) << 30);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) die("prctl(PDEATHSIG)");
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("prctl(NO_NEW_PRIVS)");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigsys;
+    sa.sa_flags = SA_SIGINFO;
+    if (sigaction(SIGSYS, &sa, nullptr) != 0) die("sigaction");
+    install_seccomp();
+}
+
+}  // namespace

@@ -1,0 +1,103 @@
+// Kernel Dojo CPU emulator: WMMA (mma.h, nvcuda::wmma) as warp collectives.
+//
+// Every operation is a warp collective (all 32 lanes must call it, checked
+// like __syncwarp). Each lane's fragment holds the *whole* tile, row-major,
+// so `num_elements` and `x[]` differ from a GPU's per-lane slices: code that
+// treats fragment elements uniformly (fill, scale, convert) behaves the same.
+// Loads are done by every lane; stores by the lowest lane only (one writer,
+// as the race checker expects).
+#pragma once
+
+namespace nvcuda {
+namespace wmma {
+
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+
+namespace detail {
+template <class Use, int M, int N, int K> struct dims;
+template <int M, int N, int K> struct dims<matrix_a, M, N, K> { static constexpr int rows = M, cols = K; };
+template <int M, int N, int K> struct dims<matrix_b, M, N, K> { static constexpr int rows = K, cols = N; };
+template <int M, int N, int K> struct dims<accumulator, M, N, K> { static constexpr int rows = M, cols = N; };
+inline void warp_op(int kind, int line) { ::kdojo::collective(kind, line, 0xffffffffu, 0, 0, 32); }
+inline bool first_lane() { return (::kdojo::g_cur->linear % 32) == 0; }
+}  // namespace detail
+
+template <class Use, int M, int N, int K, class T, class Layout = void>
+struct fragment {
+    static constexpr int rows = detail::dims<Use, M, N, K>::rows;
+    static constexpr int cols = detail::dims<Use, M, N, K>::cols;
+    static constexpr int num_elements = rows * cols;
+    using element_type = T;
+    T x[num_elements];
+};
+
+template <class Use, int M, int N, int K, class T, class L, class V>
+inline void fill_fragment_at(int line, fragment<Use, M, N, K, T, L>& f, const V& v) {
+    detail::warp_op(::kdojo::COLL_WMMA_FILL, line);
+    for (int i = 0; i < f.num_elements; ++i) f.x[i] = T(v);
+}
+
+template <class Use, int M, int N, int K, class T, class L, class P>
+inline void load_tile(fragment<Use, M, N, K, T, L>& f, const P* p, unsigned ldm, bool col) {
+    using F = fragment<Use, M, N, K, T, L>;
+    for (int r = 0; r < F::rows; ++r)
+        for (int c = 0; c < F::cols; ++c)
+            f.x[r * F::cols + c] = T(col ? p[static_cast<size_t>(c) * ldm + r] : p[static_cast<size_t>(r) * ldm + c]);
+}
+
+template <class Use, int M, int N, int K, class T, class P>
+inline void load_matrix_sync_at(int line, fragment<Use, M, N, K, T, row_major>& f, const P* p, unsigned ldm) {
+    detail::warp_op(::kdojo::COLL_WMMA_LOAD, line);
+    load_tile(f, p, ldm, false);
+}
+template <class Use, int M, int N, int K, class T, class P>
+inline void load_matrix_sync_at(int line, fragment<Use, M, N, K, T, col_major>& f, const P* p, unsigned ldm) {
+    detail::warp_op(::kdojo::COLL_WMMA_LOAD, line);
+    load_tile(f, p, ldm, true);
+}
+template <int M, int N, int K, class T, class P>
+inline void load_matrix_sync_at(int line, fragment<accumulator, M, N, K, T, void>& f, const P* p, unsigned ldm,
+                                layout_t layout) {
+    detail::warp_op(::kdojo::COLL_WMMA_LOAD, line);
+    load_tile(f, p, ldm, layout == mem_col_major);
+}
+
+template <int M, int N, int K, class T, class P>
+inline void store_matrix_sync_at(int line, P* p, const fragment<accumulator, M, N, K, T, void>& f, unsigned ldm,
+                                 layout_t layout) {
+    detail::warp_op(::kdojo::COLL_WMMA_STORE, line);
+    if (!detail::first_lane()) return;
+    for (int r = 0; r < M; ++r)
+        for (int c = 0; c < N; ++c) {
+            size_t at = layout == mem_col_major ? static_cast<size_t>(c) * ldm + r : static_cast<size_t>(r) * ldm + c;
+            p[at] = P(f.x[r * N + c]);
+        }
+}
+
+template <int M, int N, int K, class TA, class LA, class TB, class LB, class TC, class TD>
+inline void mma_sync_at(int line, fragment<accumulator, M, N, K, TD, void>& d,
+                        const fragment<matrix_a, M, N, K, TA, LA>& a, const fragment<matrix_b, M, N, K, TB, LB>& b,
+                        const fragment<accumulator, M, N, K, TC, void>& c, bool = false) {
+    detail::warp_op(::kdojo::COLL_WMMA_MMA, line);
+    float out[M * N];
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            float s = float(c.x[i * N + j]);
+            for (int k = 0; k < K; ++k) s += float(a.x[i * K + k]) * float(b.x[k * N + j]);
+            out[i * N + j] = s;
+        }
+    for (int i = 0; i < M * N; ++i) d.x[i] = TD(out[i]);
+}
+
+}  // namespace wmma
+}  // namespace nvcuda
+
+#define fill_fragment(...) fill_fragment_at(__LINE__, __VA_ARGS__)
+#define load_matrix_sync(...) load_matrix_sync_at(__LINE__, __VA_ARGS__)
+#define store_matrix_sync(...) store_matrix_sync_at(__LINE__, __VA_ARGS__)
+#define mma_sync(...) mma_sync_at(__LINE__, __VA_ARGS__)

@@ -1,0 +1,297 @@
+"""Turn a learner's CUDA source into host C++ the emulator can compile — safely.
+
+NVRTC has already accepted the source (so compile errors are NVRTC's, the
+same on both backends). What is left to do here:
+
+* refuse anything that would let g++ read a file or run code before the
+  sandbox is up: every `#include` must be an allow-listed CUDA header (they
+  are all provided by the runtime, so the line is blanked), and the
+  directives and tokens that reach files or bypass that check (`#line`,
+  `#embed`, `#include_next`, `__has_include`, `_Pragma`, `##` pasting,
+  `asm`, `__attribute__`, GNU attributes, C linkage, `operator new`) are
+  rejected with a message naming them;
+* rewrite what C++ spells differently: `extern "C"` (dropped: the learner's
+  code lives in `namespace kdojo_user`, so no learner symbol can stand in for
+  a C library function) and `extern __shared__ T name[];` (a pointer to the
+  launch's dynamic shared memory).
+
+Line numbers are preserved: every rewrite stays on its line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_SOURCE_BYTES = 256 * 1024
+
+# Headers a kernel may include; the runtime already provides all of them.
+ALLOWED_INCLUDES = frozenset({
+    "cuda_runtime.h", "cuda.h", "device_launch_parameters.h", "cuda_fp16.h", "cuda_bf16.h",
+    "stdint.h", "cstdint", "stddef.h", "cstddef", "math.h", "cmath", "float.h", "cfloat",
+    "limits.h", "climits", "math_constants.h", "mma.h",
+})
+# Headers NVRTC accepts that the emulator does not implement.
+UNSUPPORTED_INCLUDES = frozenset({
+    "cooperative_groups.h", "cuda_pipeline.h", "cuda_awbarrier.h", "cuda/barrier",
+    "cuda/pipeline", "cub/cub.cuh", "cuda_fp8.h",
+})
+_ALLOWED_DIRECTIVES = frozenset({"define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif",
+                                 "error", "warning", "pragma", "include", ""})
+_ALLOWED_PRAGMAS = frozenset({"unroll", "nounroll", "once"})
+_FORBIDDEN_IDENTIFIERS = {
+    "_Pragma": "the _Pragma operator", "__pragma": "the __pragma operator",
+    "__has_include": "__has_include", "__has_include_next": "__has_include_next",
+    "__has_embed": "__has_embed", "__attribute__": "__attribute__", "__attribute": "__attribute",
+    "__declspec": "__declspec", "__builtin_trap": "__builtin_trap",
+}
+_ALLOWED_STD_ATTRIBUTES = frozenset({"likely", "unlikely", "maybe_unused", "nodiscard", "fallthrough",
+                                     "noreturn", "deprecated"})
+# The learner's text goes here; `unsupported` names CUDA features the emulator lacks.
+UNSUPPORTED_FEATURES = {
+    "cooperative_groups": "cooperative groups", "asm": "inline PTX assembly (asm)",
+    "__asm__": "inline PTX assembly (__asm__)", "__asm": "inline PTX assembly (__asm)",
+    "__cvta_generic_to_shared": "__cvta_generic_to_shared",
+    "__syncthreads_count": "__syncthreads_count", "__syncthreads_and": "__syncthreads_and",
+    "__syncthreads_or": "__syncthreads_or", "__match_any_sync": "__match_any_sync",
+    "__match_all_sync": "__match_all_sync", "__reduce_add_sync": "__reduce_add_sync",
+    "__reduce_min_sync": "__reduce_min_sync", "__reduce_max_sync": "__reduce_max_sync",
+    "__reduce_and_sync": "__reduce_and_sync", "__reduce_or_sync": "__reduce_or_sync",
+    "__reduce_xor_sync": "__reduce_xor_sync",
+    "__nanosleep": "__nanosleep", "clock64": "clock64", "__pipeline_memcpy_async": "asynchronous copies",
+    "tex1Dfetch": "textures",
+}
+
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r\f\v]+) | (?P<nl>\n) |
+    (?P<comment>//[^\n]*|/\*.*?\*/) |
+    (?P<raw>\bu8R"|\bLR"|\buR"|\bUR"|\bR") |
+    (?P<string>(?:u8|[LuU])?"(?:[^"\\\n]|\\.)*") | (?P<char>(?:u8|[LuU])?'(?:[^'\\\n]|\\.)*') |
+    (?P<ident>[A-Za-z_][A-Za-z_0-9]*) | (?P<number>\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.'])*) |
+    (?P<punct>\#\#|%:%:|%:|<:|:>|<%|%>|\[\[|\]\]|::|\#|\S)
+""", re.VERBOSE | re.DOTALL)
+
+
+class SourceError(ValueError):
+    """The source uses something the emulator refuses. `line` is 1-based; `kind` is
+    "rejected" (a policy: files, assembly …) or "unsupported" (a CUDA feature)."""
+
+    def __init__(self, line: int, message: str, kind: str = "rejected") -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str
+    text: str
+    line: int
+    start: int
+    end: int
+
+
+def tokenize(text: str) -> list[Token]:
+    """C++ tokens with line numbers; comments and whitespace are dropped,
+    line splices are honoured (a spliced token keeps the line it starts on)."""
+    spliced = text.replace("\\\r\n", "\\\n")
+    tokens: list[Token] = []
+    pos, line = 0, 1
+    while pos < len(spliced):
+        if spliced.startswith("\\\n", pos):
+            pos += 2
+            line += 1
+            continue
+        m = _TOKEN.match(spliced, pos)
+        if not m:
+            raise SourceError(line, f"unexpected character {spliced[pos]!r}")
+        kind = m.lastgroup or "punct"
+        value = m.group()
+        if kind == "raw":
+            raise SourceError(line, "raw string literals are not supported by the emulator", "unsupported")
+        if kind in ("ident", "number", "punct") and "\\\n" in value:
+            value = value.replace("\\\n", "")
+        if kind not in ("ws", "comment"):
+            tokens.append(Token(kind, value, line, m.start(), m.end()))
+        line += m.group().count("\n")
+        pos = m.end()
+    return tokens
+
+
+def _directives(tokens: list[Token]) -> list[list[Token]]:
+    """Token lists of the preprocessor lines (starting at the `#`)."""
+    lines: list[list[Token]] = []
+    at_line_start = True
+    current: list[Token] | None = None
+    for tok in tokens:
+        if tok.kind == "nl":
+            if current is not None:
+                lines.append(current)
+                current = None
+            at_line_start = True
+            continue
+        if at_line_start and tok.text in ("#", "%:"):
+            current = [tok]
+        elif current is not None:
+            current.append(tok)
+        at_line_start = False
+    if current is not None:
+        lines.append(current)
+    return lines
+
+
+def _check_directive(d: list[Token]) -> str | None:
+    """The include name when `d` is an allowed #include (to blank), else None; raises on a refused directive."""
+    line = d[0].line
+    if d[0].text == "%:":
+        raise SourceError(line, "digraphs (%:) are not supported by the emulator")
+    name = d[1].text if len(d) > 1 and d[1].kind == "ident" else ""
+    if len(d) > 1 and not name:
+        raise SourceError(line, f"unknown preprocessor directive '#{d[1].text}'")
+    if name not in _ALLOWED_DIRECTIVES:
+        raise SourceError(line, f"the #{name} directive is not allowed")
+    if name == "pragma":
+        what = d[2].text if len(d) > 2 else ""
+        if what not in _ALLOWED_PRAGMAS:
+            raise SourceError(line, f"#pragma {what} is not allowed (only #pragma unroll and #pragma once)")
+    if name != "include":
+        return None
+    rest = d[2:]
+    if len(rest) == 1 and rest[0].kind == "string" and rest[0].text.startswith('"'):
+        header = rest[0].text[1:-1]
+    elif len(rest) >= 3 and rest[0].text == "<" and rest[-1].text == ">":
+        header = "".join(t.text for t in rest[1:-1])
+    else:
+        raise SourceError(line, "#include must name a header literally (#include <cuda_fp16.h>)")
+    if header in UNSUPPORTED_INCLUDES:
+        raise SourceError(line, f"<{header}> is not supported by the emulator; this exercise needs a GPU",
+                          "unsupported")
+    if header not in ALLOWED_INCLUDES:
+        raise SourceError(line, f"#include <{header}> is not allowed: kernels may include only "
+                                + ", ".join(sorted(ALLOWED_INCLUDES)))
+    return header
+
+
+def _check_tokens(tokens: list[Token]) -> None:
+    depth = 0
+    for i, tok in enumerate(tokens):
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if tok.text in ("##", "%:%:"):
+            raise SourceError(tok.line, "token pasting (##) is not supported by the emulator")
+        if tok.text in ("<%", "%>", "<:", ":>"):
+            raise SourceError(tok.line, "digraphs are not supported by the emulator")
+        if tok.kind == "string" and "??" in tok.text:
+            continue
+        if tok.text == "?" and nxt is not None and nxt.text == "?":
+            third = tokens[i + 2].text if i + 2 < len(tokens) else ""
+            if third in ("=", "/", "'", "(", ")", "!", "<", ">", "-"):
+                raise SourceError(tok.line, "trigraphs are not supported by the emulator")
+        if tok.kind == "ident":
+            if tok.text in _FORBIDDEN_IDENTIFIERS:
+                raise SourceError(tok.line, f"{_FORBIDDEN_IDENTIFIERS[tok.text]} is not allowed in kernels")
+            if tok.text in UNSUPPORTED_FEATURES:
+                raise SourceError(tok.line, f"{UNSUPPORTED_FEATURES[tok.text]} is not supported by the emulator; "
+                                            "this needs a GPU", "unsupported")
+            if tok.text == "extern" and not (nxt and (nxt.text == '"C"' or nxt.text == "__shared__")):
+                raise SourceError(tok.line, "only extern \"C\" and extern __shared__ declarations are supported")
+            if tok.text == "operator" and nxt is not None and nxt.text in ("new", "delete"):
+                raise SourceError(tok.line, f"defining operator {nxt.text} is not allowed in kernels")
+        if tok.text == "[[":
+            j = i + 1
+            while j < len(tokens) and tokens[j].text != "]]":
+                t = tokens[j]
+                if t.kind == "ident" and t.text not in _ALLOWED_STD_ATTRIBUTES:
+                    raise SourceError(t.line, f"the attribute '{t.text}' is not allowed in kernels")
+                j += 1
+        if tok.text in ("{", "<%"):
+            depth += 1
+        elif tok.text in ("}", "%>"):
+            depth -= 1
+            if depth < 0:
+                raise SourceError(tok.line, "unbalanced braces: '}' without a matching '{'")
+    if depth != 0:
+        raise SourceError(tokens[-1].line if tokens else 1, "unbalanced braces: a '{' is never closed")
+
+
+_EXTERN_SHARED = re.compile(
+    r"extern\s+__shared__\s+((?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*)*)([^;\[\]{}()]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
+_ALIGN = re.compile(r"(?:__align__|alignas)\s*\(\s*\w+\s*\)")
+
+
+def _rewrite_extern_shared(text: str, tokens: list[Token]) -> str:
+    def brace_depth_at(offset: int) -> int:
+        depth = 0
+        for t in tokens:
+            if t.start >= offset:
+                break
+            depth += 1 if t.text == "{" else -1 if t.text == "}" else 0
+        return depth
+
+    def replace(m: re.Match[str]) -> str:
+        ctype = _ALIGN.sub("", m.group(1) + m.group(2)).strip()
+        name = m.group(3)
+        if not ctype:
+            raise SourceError(text.count("\n", 0, m.start()) + 1, "extern __shared__ needs an element type")
+        if brace_depth_at(m.start()) > 0:
+            return f"{ctype}* const {name} = reinterpret_cast<{ctype}*>(::kdojo::g_dyn_smem);"
+        # File scope: evaluated at each use, since the block's memory changes.
+        return (f"static struct {{ operator {ctype}*() const {{ return reinterpret_cast<{ctype}*>(::kdojo::g_dyn_smem); }} "
+                f"{ctype}& operator[](long long i) const {{ return reinterpret_cast<{ctype}*>(::kdojo::g_dyn_smem)[i]; }} }} {name};")
+
+    return _EXTERN_SHARED.sub(replace, text)
+
+
+_STATIC_SHARED = re.compile(
+    r"\b__shared__\s+(?P<quals>(?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*|volatile\s+|const\s+)*)"
+    r"(?P<type>[A-Za-z_][\w:]*(?:\s*<[^<>;{}]*>)?(?:\s+[A-Za-z_]\w*)*?)\s+(?P<name>[A-Za-z_]\w*)\s*"
+    r"(?P<dims>(?:\[[^\[\];{}]+\]\s*)+);")
+
+
+def _rewrite_static_shared(text: str) -> str:
+    """`__shared__ T name[N]…;` → a padded static whose middle is the array, so the
+    checker sees an overrun (and the fast build overruns into padding, not into
+    other variables). Other forms stay plain statics."""
+    def replace(m: re.Match[str]) -> str:
+        quals, ctype, name, dims = m.group("quals"), m.group("type").strip(), m.group("name"), m.group("dims").strip()
+        if ctype in ("struct", "class", "union", "enum") or name in ("const", "volatile"):
+            return m.group()
+        store = f"{name}_kdojo_"
+        return (f"static struct {{ unsigned char kdojo_lo[256]; {quals}{ctype} v{dims}; unsigned char kdojo_hi[256]; }} "
+                f"{store}; auto& {name} = KDOJO_SHARED_REF({store}, \"{name}\");")
+
+    return _STATIC_SHARED.sub(replace, text)
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    """Replace text[start:end] with spaces, keeping its newlines."""
+    chunk = "".join("\n" if c == "\n" else " " for c in text[start:end])
+    return text[:start] + chunk + text[end:]
+
+
+def prepare(source: str) -> str:
+    """Check `source` and return the learner part of the translation unit
+    (same line count). Raises SourceError."""
+    if len(source.encode()) > MAX_SOURCE_BYTES:
+        raise SourceError(1, f"the source is larger than {MAX_SOURCE_BYTES // 1024} KiB")
+    if "\0" in source:
+        raise SourceError(1, "the source contains a NUL byte")
+    source = source.replace("\r\n", "\n")
+    tokens = tokenize(source)
+    _check_tokens(tokens)
+    blanks: list[tuple[int, int]] = []
+    for d in _directives(tokens):
+        if _check_directive(d) is not None:
+            blanks.append((d[0].start, d[-1].end))
+    text = source
+    for start, end in sorted(blanks, reverse=True):
+        text = _blank(text, start, end)
+    # `extern "C"`: drop the linkage; `extern "C" { … }` becomes an unnamed namespace.
+    for i in reversed(range(len(tokens) - 1)):
+        tok = tokens[i]
+        if tok.text == "extern" and tokens[i + 1].text == '"C"':
+            start, end = tok.start, tokens[i + 1].end
+            text = _blank(text, start, end)
+            if i + 2 < len(tokens) and tokens[i + 2].text == "{":
+                text = text[:start] + "namespace" + text[start + len("namespace"):]
+    return _rewrite_static_shared(_rewrite_extern_shared(text, tokens))

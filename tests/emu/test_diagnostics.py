@@ -1,0 +1,91 @@
+"""Each diagnostic is triggered by a dedicated bad kernel (tests/emu/kernels/),
+names the learner's line, and is not raised by any correct kernel."""
+
+import numpy as np
+import pytest
+
+from tests.emu.harness import KERNELS, kernel_file, launch
+
+F32 = np.float32
+
+
+def _ones(n):
+    return np.ones(n, F32)
+
+
+# (file, launch arguments, diagnostic kind, line it must name, fault or None)
+CASES = [
+    ("divergent_barrier_skipped.cu", dict(grid=1, block=64, args=[np.zeros(64, F32)]), "divergent_barrier", 7, None),
+    ("divergent_barrier_sites.cu", dict(grid=1, block=64, args=[np.zeros(64, F32)]), "divergent_barrier", 10, None),
+    ("mask_absent_lanes.cu", dict(grid=1, block=32, args=[np.zeros(32, F32)]), "warp_mask", 6, None),
+    ("mask_disagree.cu", dict(grid=1, block=32, args=[np.zeros(32, F32)]), "warp_mask_mismatch", 5,
+     "warp mask mismatch"),
+    ("different_collective.cu", dict(grid=1, block=32, args=[np.zeros(32, F32)]), "warp_mask_mismatch", 8,
+     "warp mask mismatch"),
+    ("shuffle_source_outside_mask.cu", dict(grid=1, block=32, args=[np.zeros(32, F32)]), "shuffle_source", 6, None),
+    ("deadlock.cu", dict(grid=1, block=32, args=[np.zeros(32, F32)]), "deadlock", 8, "deadlock"),
+]
+
+
+@pytest.mark.parametrize("name, how, kind, line, fault", CASES, ids=[c[0] for c in CASES])
+def test_scheduler_diagnostic(name, how, kind, line, fault):
+    got = launch(kernel_file(name), "k", how["grid"], how["block"], how["args"])
+    assert got.fault == fault
+    found = [d for d in got.diagnostics if d.kind == kind]
+    assert found, got.diagnostics
+    assert found[0].line == line, found[0]
+
+
+CHECKED = [
+    ("race_missing_barrier.cu", dict(grid=2, block=256, args=[_ones(512), np.zeros(2, F32)]), "race", 8),
+    ("race_between_blocks.cu", dict(grid=4, block=32, args=[_ones(4), np.zeros(1, F32)]), "race", 4),
+    ("oob_global_read.cu", dict(grid=2, block=256, args=[_ones(300), np.zeros(1, F32), 300]), "out_of_bounds", 4),
+    ("oob_shared_write.cu", dict(grid=1, block=128, args=[_ones(128), np.zeros(64, F32)]), "out_of_bounds", 5),
+    ("oob_dynamic_shared.cu", dict(grid=1, block=64, args=[_ones(64), np.zeros(64, F32)], shared=32 * 4),
+     "out_of_bounds", 5),
+]
+
+
+@pytest.mark.parametrize("name, how, kind, line", CHECKED, ids=[c[0] for c in CHECKED])
+def test_checker_diagnostic(name, how, kind, line):
+    got = launch(kernel_file(name), "k", how["grid"], how["block"], how["args"], shared=how.get("shared", 0),
+                 variant="check", adversarial=True)
+    found = [d for d in got.diagnostics if d.kind == kind]
+    assert found, got.diagnostics
+    assert found[0].line == line, found[0]
+    assert f"line {line}" in found[0].message
+
+
+def test_out_of_bounds_message_names_buffer_and_element():
+    got = launch(kernel_file("oob_global_read.cu"), "k", 2, 256, [_ones(300), np.zeros(1, F32), 300],
+                 variant="check", adversarial=True)
+    first = next(d for d in got.diagnostics if d.kind == "out_of_bounds")
+    assert "out-of-bounds read" in first.message and "buffer 'b0'" in first.message
+    assert "valid elements are 0..299" in first.message
+
+
+def test_shared_overrun_names_the_array():
+    got = launch(kernel_file("oob_shared_write.cu"), "k", 1, 128, [_ones(128), np.zeros(64, F32)],
+                 variant="check", adversarial=True)
+    assert any("'tile'" in d.message and "valid elements are 0..63" in d.message for d in got.diagnostics), \
+        got.diagnostics
+
+
+GOOD = sorted(p.name for p in KERNELS.glob("good_*.cu"))
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_correct_kernels_raise_no_diagnostic(name):
+    n = 32 * 40
+    if "broadcast" in name:
+        args, grid, block, shared = [np.zeros(n, F32), np.arange(n, dtype=F32), n], 40, 32, 0
+    else:
+        args, grid, block, shared = [np.arange(n, dtype=F32), np.zeros(8, F32), n], 5, 256, 256 * 4
+    for variant, adversarial in (("fast", False), ("check", True)):
+        got = launch(kernel_file(name), "k", grid, block, args, shared=shared, variant=variant, adversarial=adversarial)
+        assert got.fault is None and got.diagnostics == [], got.diagnostics
+
+
+def test_every_bad_kernel_is_covered():
+    bad = {p.name for p in KERNELS.glob("*.cu")} - set(GOOD)
+    assert bad == {c[0] for c in CASES} | {c[0] for c in CHECKED}

@@ -1,0 +1,150 @@
+"""Hostile submissions get their verdicts and leave the machine as it was:
+the source checks (kernels/emu/source.py), the program's own seccomp/rlimit
+layer and the outer jail, through the real judge pipeline."""
+
+import dataclasses
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.catalog import find_exercise
+from kernels.emu import build, jail, launcher
+from kernels.emu.backend import EmuBackend
+from kernels.emu.source import SourceError, prepare
+from kernels.pipeline import run_pipeline
+from kernels.spec import Limits
+from tests.emu.harness import launch
+
+SIGNATURE = 'extern "C" __global__ void block_sum(const float* in, float* out, int N)'
+
+
+@pytest.fixture(scope="module")
+def exercise():
+    ex = find_exercise("reduction.block_sum")
+    return dataclasses.replace(ex, limits=Limits(compile_s=30, run_s=3, bench_s=5))
+
+
+def judge(exercise, source: str) -> dict:
+    return run_pipeline(exercise, source, EmuBackend(), bench=False, seed=7, emit=lambda event: None)
+
+
+@pytest.fixture
+def marker(tmp_path_factory):
+    path = Path("/tmp") / f"kdojo-pwned-{uuid.uuid4().hex}"
+    yield path
+    assert not path.exists(), "a submission wrote outside its sandbox"
+
+
+def test_include_of_a_host_file_is_rejected(exercise):
+    result = judge(exercise, '#include "/etc/passwd"\n' + SIGNATURE + " { }\n")
+    assert result["verdict"] == "rejected"
+    assert "root:" not in str(result)
+
+
+def test_c_library_calls_do_not_compile_for_the_judge(exercise, marker):
+    # NVRTC knows no host functions: the judge stops at compile time.
+    source = SIGNATURE + f' {{ if (threadIdx.x == 0) system("touch {marker}"); }}\n'
+    assert judge(exercise, source)["verdict"] == "compile_error"
+
+
+def test_endless_loop_is_a_time_limit(exercise):
+    result = judge(exercise, SIGNATURE + " { volatile int spin = 1; while (spin) { } }\n")
+    assert result["verdict"] == "time_limit_exceeded"
+
+
+# Below NVRTC, defence in depth: the host program itself refuses system calls,
+# even for code that reaches a C library function.
+
+def test_system_call_from_a_kernel_is_refused_by_the_program(marker):
+    source = f'extern "C" __global__ void k(int* out) {{ out[0] = system("touch {marker}"); }}\n'
+    got = launch(source, "k", 1, 1, [np.zeros(1, np.int32)])
+    assert got.crash is not None and got.crash.kind == "rejected"
+    assert "forbidden system call" == got.fault
+
+
+def test_static_constructor_runs_inside_the_sandbox(marker):
+    source = (f'static int early = system("touch {marker}");\n'
+              'extern "C" __global__ void k(int* out) { out[0] = early; }\n')
+    got = launch(source, "k", 1, 1, [np.zeros(1, np.int32)])
+    assert got.crash is not None and got.crash.kind == "rejected"
+
+
+def test_libc_names_cannot_be_replaced_by_a_submission():
+    # Without C linkage the learner's `malloc` is kdojo_user::malloc, never the C library's.
+    source = ('extern "C" void* malloc(unsigned long n) { return nullptr; }\n'
+              'extern "C" __global__ void k(int* out) { out[threadIdx.x] = threadIdx.x; }\n')
+    got = launch(source, "k", 1, 4, [np.zeros(4, np.int32)])
+    assert got.fault is None and list(got.arrays[0]) == [0, 1, 2, 3]
+
+
+def test_functions_the_runtime_does_not_declare_do_not_link():
+    tu = launcher.translation_unit(prepare('int socket(int, int, int);\nextern "C" __global__ void k(int* o) '
+                                           '{ o[0] = socket(2, 1, 0); }\n'), ["k"])
+    built, messages, log = build.compile_programs(tu, 60)
+    assert built is None
+    assert "socket" in log
+
+
+@pytest.mark.parametrize("source, words", [
+    ('#include "/etc/passwd"\n', "not allowed"),
+    ("#include </etc/shadow>\n", "not allowed"),
+    ("#define F </etc/passwd>\n#include F\n", "literally"),
+    ("%:include </etc/passwd>\n", "digraph"),
+    ("#include_next <cuda_fp16.h>\n", "#include_next"),
+    ('#line 1 "/etc/passwd"\n', "#line"),
+    ('#if __has_include("/etc/passwd")\n#endif\n', "__has_include"),
+    ('_Pragma("GCC dependency \\"/etc/passwd\\"")\n', "_Pragma"),
+    ('#pragma GCC dependency "/etc/passwd"\n', "#pragma GCC"),
+    ('#embed "/etc/passwd"\n', "#embed"),
+    ("#define P(a, b) a##b\n", "token pasting"),
+    ('__device__ void f() { asm("int3"); }\n', "assembly"),
+    ("__attribute__((constructor)) void early() { }\n", "__attribute__"),
+    ("[[gnu::constructor]] void early() { }\n", "gnu"),
+    ("void* operator new(unsigned long n) { return 0; }\n", "operator new"),
+    ("extern int errno_like;\n", "extern"),
+    ("}\nint escaped;\n", "unbalanced"),
+    ('auto s = R"(x)";\n', "raw string"),
+])
+def test_source_policy_refuses(source, words):
+    with pytest.raises(SourceError) as err:
+        prepare(source)
+    assert words in err.value.message
+
+
+def test_source_rewrites_keep_line_numbers():
+    src = ('#include <cuda_fp16.h>\nextern "C" __global__ void k(float* o) {\n'
+           '    extern __shared__ float buf[];\n    __shared__ float tile[32];\n}\n')
+    out = prepare(src)
+    assert out.count("\n") == src.count("\n")
+    assert "cuda_fp16" not in out and 'extern "C"' not in out
+    assert "g_dyn_smem" in out.splitlines()[2] and "KDOJO_SHARED_REF(tile_kdojo_" in out.splitlines()[3]
+
+
+def test_unsupported_features_name_themselves():
+    with pytest.raises(SourceError) as err:
+        prepare("#include <cooperative_groups.h>\n")
+    assert err.value.kind == "unsupported" and "not supported by the emulator" in err.value.message
+
+
+def test_program_runs_in_bubblewrap_when_it_works_here(tmp_path):
+    program = tmp_path / "prog"
+    command = jail.run_command(program, 5)
+    if jail.bwrap_works():
+        assert command[0].endswith("bwrap") and "--unshare-all" in command and "--cap-drop" in command
+        assert command[-1] == "/kdojo-program"
+    else:
+        assert command == [str(program)]
+
+
+def test_without_bubblewrap_the_program_layers_still_hold(monkeypatch, marker):
+    # Containers without user namespaces: no bwrap, but root is dropped and seccomp refuses.
+    monkeypatch.setattr(jail, "bwrap_works", lambda: False)
+    source = (f'static int early = system("touch {marker}");\n'
+              'extern "C" __global__ void k(int* out) { out[0] = early; }\n')
+    got = launch(source + "// no bwrap\n", "k", 1, 1, [np.zeros(1, np.int32)])
+    assert got.crash is not None and got.crash.kind == "rejected"
+    plain = launch('extern "C" __global__ void k(int* out) { out[threadIdx.x] = 2 * threadIdx.x; }\n// no bwrap\n',
+                   "k", 1, 3, [np.zeros(3, np.int32)])
+    assert plain.fault is None and list(plain.arrays[0]) == [0, 2, 4]
