@@ -1,0 +1,60 @@
+"""Lesson comments and reply notifications."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from app.deps import CatalogDep, RequireUser, SessionDep, SettingsDep
+from app.services import awards, catalog_view
+from app.services import comments as service
+
+router = APIRouter(prefix="/api", tags=["comments"])
+
+
+class CommentIn(BaseModel):
+    body: str
+    parent_id: int | None = None
+
+
+class ReadIn(BaseModel):
+    ids: list[int] | None = Field(default=None, max_length=1000)  # None: all
+
+
+def _known_lessons(catalog: object) -> set[str] | None:
+    return {lesson.id for lesson in catalog_view.lessons(catalog)} if catalog is not None else None
+
+
+@router.get("/lessons/{lesson_id}/comments")
+def list_comments(lesson_id: str, session: SessionDep) -> dict:
+    threads = service.list_for_lesson(session, lesson_id)
+    total = sum(1 + len(t["replies"]) for t in threads)
+    return {"lesson_id": lesson_id, "count": total, "comments": threads}
+
+
+@router.post("/lessons/{lesson_id}/comments", status_code=201)
+def post_comment(
+    lesson_id: str, body: CommentIn, session: SessionDep, user: RequireUser,
+    settings: SettingsDep, catalog: CatalogDep,
+) -> dict:
+    view = service.create(session, user, lesson_id, body.body, body.parent_id,
+                          settings.comments_per_hour, _known_lessons(catalog))
+    # A reply can unlock the parent author's "Conversation starter".
+    if view["parent_id"] is not None:
+        for notified in service.notified_user_ids(session, view["id"]):
+            awards.check_achievements(session, notified, catalog)
+    session.commit()
+    return view
+
+
+@router.get("/notifications")
+def list_notifications(session: SessionDep, user: RequireUser, unread: bool = False) -> dict:
+    items = service.notifications(session, user, unread_only=unread)
+    return {"unread": service.unread_count(session, user), "notifications": items}
+
+
+@router.post("/notifications/read")
+def read_notifications(body: ReadIn, session: SessionDep, user: RequireUser) -> dict:
+    marked = service.mark_read(session, user, body.ids)
+    session.commit()
+    return {"marked": marked, "unread": service.unread_count(session, user)}

@@ -1,0 +1,42 @@
+"""GET /api/me/progress, POST /api/progress/merge (browser-local progress at sign-in)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from app.achievements import ACHIEVEMENTS
+from app.deps import CatalogDep, CurrentUser, OwnerDep, RequireUser, SessionDep
+from app.services import progress
+
+router = APIRouter(prefix="/api", tags=["progress"])
+
+
+class MergeIn(BaseModel):
+    exercise_ids: list[str] = Field(default_factory=list, max_length=1000)
+    lesson_ids: list[str] = Field(default_factory=list, max_length=1000)
+
+
+@router.get("/me/progress")
+def my_progress(session: SessionDep, user: CurrentUser, catalog: CatalogDep) -> dict:
+    summary = progress.learner_summary(session, user, catalog)
+    unlocked = set(summary.achievement_ids)
+    return {
+        "signed_in": user is not None,
+        **summary.as_dict(),
+        "achievements": [
+            {"id": a.id, "title_ko": a.title_ko, "title_en": a.title_en,
+             "description_ko": a.description_ko, "description_en": a.description_en,
+             "unlocked": a.id in unlocked}
+            for a in ACHIEVEMENTS
+        ],
+    }
+
+
+@router.post("/progress/merge")
+def merge(body: MergeIn, session: SessionDep, user: RequireUser, owner: OwnerDep, catalog: CatalogDep) -> dict:
+    outcome = progress.merge_local_progress(
+        session, user, catalog, body.exercise_ids, body.lesson_ids, owner.anon_id
+    )
+    session.commit()
+    return {**outcome, "progress": progress.learner_summary(session, user, catalog).as_dict()}

@@ -1,0 +1,129 @@
+"""POST /api/submissions, GET /api/submissions/{id}, GET /api/submissions/{id}/events (SSE)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
+
+from app.deps import ANON_COOKIE, CatalogDep, OwnerDep, SessionDep, SettingsDep
+from app.services import submissions as service
+from app.services.events import events_after
+
+router = APIRouter(prefix="/api/submissions", tags=["submissions"])
+log = logging.getLogger("kdojo.api")
+SSE_KEEPALIVE_S = 15.0
+SSE_MAX_S = 15 * 60.0
+
+
+class SubmissionIn(BaseModel):
+    exercise_id: str
+    source: str
+    mode: Literal["run", "submit"] = "submit"
+
+
+@router.post("", status_code=202)
+def create_submission(
+    body: SubmissionIn, request: Request, session: SessionDep, owner: OwnerDep,
+    settings: SettingsDep, catalog: CatalogDep,
+) -> JSONResponse:
+    new_anon = None
+    if owner.user is None and not owner.anon_id:
+        # An anonymous browser gets an id so it alone can read its submissions.
+        new_anon = secrets.token_urlsafe(18)
+        owner = service.Owner(user=None, anon_id=new_anon, client_ip=owner.client_ip)
+    limits = service.Limits(settings.max_pending_submissions, settings.submissions_per_hour,
+                            settings.anonymous_submissions_per_hour, settings.max_source_bytes,
+                            settings.anonymous_submissions_per_address_per_hour)
+    submission = service.create(session, owner, catalog, body.exercise_id, body.source, body.mode, limits)
+    position = service.queue_position(session, submission.id)
+    session.commit()
+    try:
+        request.app.state.queue.enqueue(submission.id)
+    except Exception:  # noqa: BLE001 - the row is queued; the reaper enqueues it again later
+        log.exception("enqueueing submission %s failed", submission.id)
+    response = JSONResponse(
+        {"id": submission.id, "status": submission.status, "position": position}, status_code=202
+    )
+    if new_anon is not None:
+        response.set_cookie(ANON_COOKIE, new_anon, max_age=365 * 86400, httponly=True, samesite="lax",
+                            secure=settings.cookie_secure or request.url.scheme == "https")
+    return response
+
+
+@router.get("/{submission_id}")
+def get_submission(submission_id: int, session: SessionDep, owner: OwnerDep) -> dict:
+    submission = service.get(session, owner, submission_id)
+    view = service.public_view(submission)
+    view["position"] = service.queue_position(session, submission_id)
+    return view
+
+
+@router.get("/{submission_id}/events")
+async def submission_events(
+    submission_id: int, request: Request, owner: OwnerDep, settings: SettingsDep
+) -> StreamingResponse:
+    factory = request.app.state.sessionmaker
+
+    def check() -> None:
+        with factory() as session:
+            service.get(session, owner, submission_id)
+
+    await run_in_threadpool(check)
+    last_id = _last_event_id(request)
+    return StreamingResponse(
+        _stream(request, factory, submission_id, last_id, settings.sse_poll_s),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _last_event_id(request: Request) -> int:
+    raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0"
+    try:
+        return max(0, int(raw))
+    except ValueError:
+        return 0
+
+
+async def _stream(request: Request, factory, submission_id: int, last_id: int, poll_s: float) -> AsyncIterator[str]:  # noqa: ANN001
+    """Events after `last_id`, as they are stored, until `done`.
+
+    While the submission waits, a changed queue position is sent as a `queued`
+    event without an id (it is not stored, so resuming never replays it)."""
+    yield "retry: 1000\n\n"
+    started = last_sent = time.monotonic()
+    position: int | None = None
+
+    def fetch(after: int) -> tuple[list[tuple[int, str, dict]], int]:
+        with factory() as session:
+            rows = [(e.seq, e.event, e.data) for e in events_after(session, submission_id, after)]
+            return rows, service.queue_position(session, submission_id)
+
+    while time.monotonic() - started < SSE_MAX_S:
+        rows, now_position = await run_in_threadpool(fetch, last_id)
+        for seq, event, data in rows:
+            yield f"id: {seq}\nevent: {event}\ndata: {json.dumps(data)}\n\n"
+            last_id, last_sent = seq, time.monotonic()
+            if event == "done":
+                return
+            if event == "queued":
+                position = data.get("position")
+        if now_position and position is not None and now_position != position:
+            position, last_sent = now_position, time.monotonic()
+            yield f"event: queued\ndata: {json.dumps({'position': now_position})}\n\n"
+        if await request.is_disconnected():
+            return
+        if time.monotonic() - last_sent > SSE_KEEPALIVE_S:
+            yield ": keep-alive\n\n"
+            last_sent = time.monotonic()
+        await asyncio.sleep(poll_s)

@@ -1,0 +1,67 @@
+"""`kdojo serve [--host H] [--port P]`: migrate, load lessons, start the embedded
+worker and serve the app (one process by default)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from pydantic import ValidationError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, never a traceback
+        print(f"kdojo serve: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def main(argv: list[str]) -> int:
+    parser = _Parser(prog="kdojo serve", description=__doc__)
+    parser.add_argument("--host", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default 8000)")
+    parser.add_argument("--no-worker", action="store_true",
+                        help="do not run the embedded judging worker (scale-out: run `kdojo worker`)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
+
+    from app.settings import Settings
+
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        print(f"kdojo serve: bad settings: {_first_error(exc)}", file=sys.stderr)
+        return 2
+    updates = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v is not None}
+    if args.no_worker:
+        updates["embedded_worker"] = False
+    settings = settings.model_copy(update=updates)
+    return serve(settings)
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "settings"
+    return f"{where}: {err.get('msg', 'invalid')}"
+
+
+def serve(settings) -> int:  # noqa: ANN001
+    import uvicorn
+
+    from app.main import create_app
+    from app.migrate import upgrade
+
+    try:
+        upgrade(settings.database_url)
+    except Exception as exc:  # noqa: BLE001 - an operator reads one line, not a traceback
+        print(f"kdojo serve: migrating {settings.database_url} failed: {exc}", file=sys.stderr)
+        return 1
+    try:
+        app = create_app(settings)
+    except Exception as exc:  # noqa: BLE001 - e.g. a malformed lesson names its file and field
+        print(f"kdojo serve: {exc}", file=sys.stderr)
+        return 1
+    print(f"kdojo: serving http://{settings.host}:{settings.port}", file=sys.stderr)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    return 0

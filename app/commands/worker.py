@@ -1,0 +1,73 @@
+"""`kdojo worker [--gpu N] [--threads T]`: a stand-alone judging worker for a
+scale-out deployment (PostgreSQL + RedisHuey); one per GPU."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+
+from pydantic import ValidationError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        print(f"kdojo worker: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def main(argv: list[str]) -> int:
+    parser = _Parser(prog="kdojo worker", description=__doc__)
+    parser.add_argument("--gpu", type=int, help="the GPU index this worker owns (sets CUDA_VISIBLE_DEVICES)")
+    parser.add_argument("--threads", type=int, default=1, help="judging threads (default 1)")
+    args = parser.parse_args(argv)
+    if args.gpu is not None:
+        if args.gpu < 0:
+            print("kdojo worker: --gpu must be 0 or more", file=sys.stderr)
+            return 2
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(args.gpu)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
+
+    from app.settings import Settings
+
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        print(f"kdojo worker: bad settings: {exc.errors()[0].get('msg')}", file=sys.stderr)
+        return 2
+    return run_worker(settings, args.threads)
+
+
+def run_worker(settings, threads: int, stop: threading.Event | None = None) -> int:  # noqa: ANN001
+    from app.db import make_engine, make_sessionmaker
+    from app.main import Queue, load_catalog
+    from app.migrate import upgrade
+    from app.queue.tasks import JudgeRuntime
+    from app.queue.worker import Worker
+
+    try:
+        upgrade(settings.database_url)
+        catalog = load_catalog(settings)
+    except Exception as exc:  # noqa: BLE001 - one line for the operator
+        print(f"kdojo worker: {exc}", file=sys.stderr)
+        return 1
+    engine = make_engine(settings.database_url)
+    queue = Queue(settings)
+    runtime = JudgeRuntime(settings, make_sessionmaker(engine), catalog)
+    worker = Worker(queue.huey, runtime, queue.enqueue, threads)
+    stop = stop or threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
+    worker.start()
+    print(f"kdojo worker: judging from {settings.queue} queue {settings.queue_name!r}", file=sys.stderr)
+    try:
+        stop.wait()
+    finally:
+        worker.stop()
+        engine.dispose()
+    return 0

@@ -1,0 +1,83 @@
+"""FastAPI dependency aliases: `SessionDep`, `CurrentUser`, `RequireUser`, `SettingsDep`,
+`CatalogDep`, `OwnerDep`.
+
+Routes that write call `session.commit()` themselves before answering, so a
+failed commit is never reported as success; the dependency only closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from fastapi import Depends, HTTPException, Request
+from sqlalchemy.orm import Session
+
+from app.db import open_session
+from app.models import User
+from app.security.csrf import SAFE_METHODS
+from app.security.sessions import SESSION_COOKIE, user_for_token
+from app.services.submissions import Owner
+from app.settings import Settings
+
+ANON_COOKIE = "kdojo_anon"
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    # State-changing requests write: they take SQLite's write lock from the start.
+    session = open_session(request.app.state.sessionmaker, write=request.method not in SAFE_METHODS)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def get_settings_dep(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+
+
+def get_catalog(request: Request) -> Any:
+    return request.app.state.catalog
+
+
+CatalogDep = Annotated[Any, Depends(get_catalog)]
+
+
+def get_current_user(request: Request, session: SessionDep) -> User | None:
+    """The signed-in user (live session, enabled account) or None; cached per request."""
+    state = request.scope.setdefault("state", {})
+    if "user" not in state:
+        user = user_for_token(session, request.cookies.get(SESSION_COOKIE))
+        if user is not None:
+            session.expunge(user)
+        state["user"] = user
+    return state["user"]
+
+
+CurrentUser = Annotated[User | None, Depends(get_current_user)]
+
+
+def require_user(user: CurrentUser) -> User:
+    if user is None:
+        raise HTTPException(status_code=401, detail="Sign in to do this.")
+    return user
+
+
+RequireUser = Annotated[User, Depends(require_user)]
+
+
+def client_ip(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
+def get_owner(request: Request, user: CurrentUser) -> Owner:
+    return Owner(user=user, anon_id=request.cookies.get(ANON_COOKIE), client_ip=client_ip(request))
+
+
+OwnerDep = Annotated[Owner, Depends(get_owner)]

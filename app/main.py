@@ -1,0 +1,109 @@
+"""The FastAPI application: `create_app(settings) -> FastAPI`.
+
+It wires the database, the lesson catalog, the queue (and, unless told not to,
+the embedded judging worker), CSRF protection, the JSON API and the pages.
+Migrations are run by `kdojo serve` / the tests before the app is created.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from app.db import make_engine, make_sessionmaker
+from app.security.csrf import CSRFMiddleware
+from app.security.headers import SecurityHeadersMiddleware
+from app.services.errors import ServiceError
+from app.settings import REPO_ROOT, Settings, get_settings
+
+log = logging.getLogger("kdojo")
+
+
+def load_catalog(settings: Settings) -> Any:
+    """The lesson catalog (app.content, the frontend's loader)."""
+    try:
+        from app.content import load_catalog as load
+    except ModuleNotFoundError as exc:
+        if exc.name != "app.content":
+            raise
+        log.warning("lesson catalog loader not available; serving no lessons")
+        return None
+    return load(settings.lessons_dir)
+
+
+class Queue:
+    """Enqueue judging jobs; the web process needs nothing more from Huey."""
+
+    def __init__(self, settings: Settings) -> None:
+        from app.queue.huey_app import build_huey
+        from app.queue.tasks import register
+
+        self.huey = build_huey(settings)
+        self.task = register(self.huey)
+
+    def enqueue(self, submission_id: int) -> None:
+        self.task(submission_id)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    worker = None
+    if settings.embedded_worker:
+        from app.queue.tasks import JudgeRuntime
+        from app.queue.worker import Worker
+
+        runtime = JudgeRuntime(settings, app.state.sessionmaker, app.state.catalog)
+        worker = Worker(app.state.queue.huey, runtime, app.state.queue.enqueue, settings.worker_threads)
+        worker.start()
+    app.state.worker = worker
+    try:
+        yield
+    finally:
+        if worker is not None:
+            worker.stop()
+        app.state.engine.dispose()
+
+
+def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI:
+    settings = settings or get_settings()
+    app = FastAPI(title="Kernel Dojo", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
+                  openapi_url="/api/openapi.json")
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.database_url)
+    app.state.sessionmaker = make_sessionmaker(app.state.engine)
+    app.state.catalog = catalog if catalog is not None else load_catalog(settings)
+    app.state.queue = Queue(settings)
+    from app.api.system import resolve_backend
+
+    # (backend name or None, why not): pages say "timings not available" off the GPU.
+    app.state.judge_backend = resolve_backend(settings.judge_backend)
+
+    app.add_middleware(CSRFMiddleware, secret=settings.secret_key, secure=settings.cookie_secure)
+    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_exception_handler(ServiceError, _service_error)
+    app.mount("/static", StaticFiles(directory=REPO_ROOT / "static", check_dir=False), name="static")
+
+    from app.api import router as api_router
+
+    app.include_router(api_router)
+    try:
+        from app.pages import router as pages_router
+    except ModuleNotFoundError as exc:  # the pages are the frontend's; the API works without them
+        if exc.name != "app.pages":
+            raise
+        log.warning("pages not available: %s", exc)
+    else:
+        app.include_router(pages_router)
+    return app
+
+
+async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)

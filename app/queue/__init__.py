@@ -1,0 +1,1 @@
+"""The judging queue: Huey (SQLite embedded, Redis for scale-out), tasks, reaper."""

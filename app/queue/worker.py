@@ -1,0 +1,84 @@
+"""Running workers: the Huey consumer (embedded in `kdojo serve` or stand-alone in
+`kdojo worker`) and the reaper that re-queues submissions of dead workers."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from huey import Huey
+from huey.consumer import Consumer
+
+from app.db import transaction
+from app.queue.tasks import JudgeRuntime
+from app.services import housekeeping, judging
+
+log = logging.getLogger("kdojo.worker")
+
+
+class _EmbeddedConsumer(Consumer):
+    # The web server owns the process's signals; we are stopped from its lifespan.
+    def _set_signal_handlers(self) -> None:
+        pass
+
+
+class Reaper:
+    """Every `interval_s`, re-queue stale `running` rows and forgotten `queued` ones
+    (and purge stale sign-in records)."""
+
+    def __init__(self, runtime: JudgeRuntime, enqueue: Any) -> None:
+        self.runtime = runtime
+        self.enqueue = enqueue
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="kdojo-reaper", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def run_once(self) -> list[int]:
+        settings = self.runtime.settings
+        with transaction(self.runtime.factory) as session:
+            ids = judging.reap(session, stale_after_s=settings.stale_after_s,
+                               max_attempts=settings.max_attempts,
+                               requeue_queued_after_s=settings.requeue_queued_after_s)
+            housekeeping.purge(session)
+        for submission_id in ids:
+            self.enqueue(submission_id)
+        return ids
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.runtime.settings.reaper_interval_s):
+            try:
+                reaped = self.run_once()
+                if reaped:
+                    log.warning("re-queued submissions %s", reaped)
+            except Exception:  # noqa: BLE001 - the reaper keeps going; the next round retries
+                log.exception("reaper round failed")
+
+
+class Worker:
+    """A Huey consumer with `threads` judging threads plus a reaper."""
+
+    def __init__(self, huey: Huey, runtime: JudgeRuntime, enqueue: Any, threads: int) -> None:
+        self.huey = huey
+        self.runtime = runtime
+        huey.kdojo_runtime = runtime  # type: ignore[attr-defined]
+        self.consumer = _EmbeddedConsumer(huey, workers=max(1, threads), worker_type="thread",
+                                          periodic=False, initial_delay=0.05, max_delay=0.5,
+                                          check_worker_health=False, shutdown_timeout=30)
+        self.reaper = Reaper(runtime, enqueue)
+
+    def start(self) -> None:
+        self.runtime.warm()
+        self.consumer.start()
+        self.reaper.start()
+
+    def stop(self) -> None:
+        self.reaper.stop()
+        self.consumer.stop(graceful=True)
+        self.runtime.close()

@@ -1,0 +1,1 @@
+"""Passwords, server-side sessions, CSRF and rate limits."""

@@ -1,0 +1,75 @@
+"""Server-side sessions: the cookie carries a random token, the database its SHA-256.
+
+Revoking a session (sign-out, an admin disabling a user) is one UPDATE; a
+stolen database does not hand out usable cookies.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.models import User, UserSession, utcnow
+
+SESSION_COOKIE = "kdojo_session"
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_session(session: Session, user: User, days: int, user_agent: str = "") -> str:
+    """Store a new session for `user`; returns the cookie token."""
+    token = secrets.token_urlsafe(32)
+    session.add(
+        UserSession(
+            token_hash=_digest(token),
+            user_id=user.id,
+            expires_at=utcnow() + dt.timedelta(days=days),
+            user_agent=user_agent[:255],
+        )
+    )
+    session.flush()
+    return token
+
+
+def user_for_token(session: Session, token: str | None) -> User | None:
+    """The live, enabled user behind a cookie token, or None."""
+    if not token:
+        return None
+    row = session.execute(
+        select(UserSession, User)
+        .join(User, User.id == UserSession.user_id)
+        .where(UserSession.token_hash == _digest(token))
+    ).first()
+    if row is None:
+        return None
+    user_session, user = row
+    if user_session.revoked_at is not None or user_session.expires_at <= utcnow():
+        return None
+    if user.disabled:
+        return None
+    return user
+
+
+def revoke_session(session: Session, token: str | None) -> None:
+    if token:
+        session.execute(
+            update(UserSession)
+            .where(UserSession.token_hash == _digest(token), UserSession.revoked_at.is_(None))
+            .values(revoked_at=utcnow())
+        )
+
+
+def revoke_all_sessions(session: Session, user_id: int) -> int:
+    """Revoke every live session of a user (password change, account disabled)."""
+    result = session.execute(
+        update(UserSession)
+        .where(UserSession.user_id == user_id, UserSession.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
+    return result.rowcount

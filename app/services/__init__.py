@@ -1,0 +1,1 @@
+"""Services: plain functions over a SQLAlchemy Session. All SQL lives here."""

@@ -1,0 +1,197 @@
+"""XP, completions and achievements: awarded once, whatever the retries.
+
+Every award is an INSERT … ON CONFLICT DO NOTHING against a unique index
+(see app/models.py), so two workers storing the same completion at the same
+moment, or a retried task, award nothing twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from app import xp as xp_rules
+from app.achievements import ACHIEVEMENTS, LearnerStats
+from app.db import insert_ignore
+from app.models import (
+    BugReport,
+    Comment,
+    Completion,
+    Notification,
+    Submission,
+    UserAchievement,
+    XpAward,
+)
+from app.services import catalog_view
+from app.services.progress import total_xp
+
+
+def award_xp(session: Session, user_id: int, key: str, xp: int, submission_id: int | None) -> int:
+    """Award `xp` under `key` once; returns the XP actually added (0 on a repeat)."""
+    if xp <= 0:
+        return 0
+    values = {"user_id": user_id, "key": key, "xp": xp, "submission_id": submission_id}
+    return xp if insert_ignore(session, XpAward, values) else 0
+
+
+def record_completion(
+    session: Session,
+    user_id: int,
+    kind: str,
+    item_id: str,
+    verified: bool,
+    submission_id: int | None = None,
+) -> bool:
+    """Mark an exercise or lesson complete; True when newly completed or newly verified."""
+    values = {"user_id": user_id, "kind": kind, "item_id": item_id,
+              "verified": verified, "submission_id": submission_id}
+    if insert_ignore(session, Completion, values):
+        return True
+    if not verified:
+        return False
+    upgraded = session.execute(
+        update(Completion)
+        .where(Completion.user_id == user_id, Completion.kind == kind,
+               Completion.item_id == item_id, Completion.verified.is_(False))
+        .values(verified=True, submission_id=submission_id)
+    )
+    return upgraded.rowcount == 1
+
+
+def apply_verdict(session: Session, submission: Submission, catalog: Any) -> tuple[int, list[str]]:
+    """Awards for a stored verdict: (XP added now, achievements unlocked now)."""
+    if submission.user_id is None:
+        return 0, []
+    user_id = submission.user_id
+    gained = 0
+    result = submission.result or {}
+    if submission.mode == "submit" and submission.verdict == "accepted":
+        info = catalog_view.exercises(catalog).get(submission.exercise_id)
+        record_completion(session, user_id, "exercise", submission.exercise_id, True, submission.id)
+        if info is not None:
+            gained += award_xp(session, user_id, f"exercise:{info.id}",
+                               xp_rules.exercise_xp(info.difficulty, info.xp), submission.id)
+            for tier in xp_rules.tiers_reached(result):
+                gained += award_xp(session, user_id, f"tier:{info.id}:{tier.id}", tier.xp, submission.id)
+        gained += update_lessons(session, user_id, catalog, submission.id)
+    unlocked = check_achievements(session, user_id, catalog, submission.id)
+    return gained, unlocked
+
+
+def update_lessons(session: Session, user_id: int, catalog: Any, submission_id: int | None = None) -> int:
+    """Complete every lesson whose exercises are all complete; lesson XP needs them verified."""
+    rows = session.execute(
+        select(Completion.item_id, Completion.verified)
+        .where(Completion.user_id == user_id, Completion.kind == "exercise")
+    ).all()
+    done = {item_id: verified for item_id, verified in rows}
+    gained = 0
+    for lesson in catalog_view.lessons(catalog):
+        if not lesson.exercise_ids or not all(e in done for e in lesson.exercise_ids):
+            continue
+        verified = all(done[e] for e in lesson.exercise_ids)
+        record_completion(session, user_id, "lesson", lesson.id, verified, submission_id)
+        if verified:
+            gained += award_xp(session, user_id, f"lesson:{lesson.id}", lesson.xp, submission_id)
+    return gained
+
+
+def complete_reading_lesson(session: Session, user_id: int, lesson: catalog_view.LessonInfo) -> int:
+    """A lesson without exercises is complete once read."""
+    record_completion(session, user_id, "lesson", lesson.id, True)
+    return award_xp(session, user_id, f"lesson:{lesson.id}", lesson.xp, None)
+
+
+def check_achievements(
+    session: Session, user_id: int, catalog: Any, submission_id: int | None = None
+) -> list[str]:
+    """Unlock what the learner now qualifies for; returns the ids unlocked by this call."""
+    stats = learner_stats(session, user_id, catalog)
+    unlocked: list[str] = []
+    for achievement in ACHIEVEMENTS:
+        if achievement.unlocked(stats) and insert_ignore(
+            session, UserAchievement,
+            {"user_id": user_id, "achievement_id": achievement.id, "submission_id": submission_id},
+        ):
+            unlocked.append(achievement.id)
+    return unlocked
+
+
+def learner_stats(session: Session, user_id: int, catalog: Any) -> LearnerStats:
+    exercises = catalog_view.exercises(catalog)
+    verified = set(session.scalars(
+        select(Completion.item_id).where(Completion.user_id == user_id,
+                                         Completion.kind == "exercise", Completion.verified)
+    ))
+    lessons_done = set(session.scalars(
+        select(Completion.item_id).where(Completion.user_id == user_id, Completion.kind == "lesson")
+    ))
+    history = _submit_history(session, user_id)
+    return LearnerStats(
+        accepted_exercises=len(verified),
+        lessons_done=len(lessons_done),
+        tracks_done=_tracks_done(catalog, lessons_done),
+        hard_accepted=sum(1 for e in verified if e in exercises and exercises[e].difficulty == "hard"),
+        first_try_accepts=history["first_try"],
+        max_failures_before_accept=history["max_failures"],
+        compile_error_then_accepted=history["compile_error_then_accepted"] > 0,
+        beat_framework=history["beat_framework"] > 0,
+        best_pct_of_peak=float(history["best_pct"]),
+        comments=_count(session, Comment, Comment.user_id == user_id),
+        replies_received=_count(session, Notification, Notification.user_id == user_id,
+                                Notification.kind == "reply"),
+        bug_reports=_count(session, BugReport, BugReport.user_id == user_id),
+        xp=total_xp(session, user_id),
+    )
+
+
+def _count(session: Session, model: type, *where: Any) -> int:
+    return int(session.scalar(select(func.count()).select_from(model).where(*where)) or 0)
+
+
+def _tracks_done(catalog: Any, lessons_done: set[str]) -> int:
+    by_track: dict[str, list[str]] = {}
+    for lesson in catalog_view.lessons(catalog):
+        by_track.setdefault(lesson.track, []).append(lesson.id)
+    return sum(1 for ids in by_track.values() if ids and all(i in lessons_done for i in ids))
+
+
+def _submit_history(session: Session, user_id: int) -> dict[str, float]:
+    """Per exercise, what happened before the first acceptance (submit mode only)."""
+    rows = session.execute(
+        select(Submission.exercise_id, Submission.verdict, Submission.result)
+        .where(Submission.user_id == user_id, Submission.mode == "submit",
+               Submission.status == "done")
+        .order_by(Submission.id)
+    ).all()
+    out = {"first_try": 0, "max_failures": 0, "compile_error_then_accepted": 0,
+           "beat_framework": 0, "best_pct": 0.0}
+    failures: dict[str, int] = {}
+    compile_errors: dict[str, int] = {}
+    passed: set[str] = set()
+    for exercise_id, verdict, result in rows:
+        if verdict == "accepted":
+            tiers = {t.id for t in xp_rules.tiers_reached(result or {})}
+            out["beat_framework"] += "beat_framework" in tiers
+            out["best_pct"] = max(out["best_pct"], _largest_pct(result or {}))
+            if exercise_id in passed:
+                continue
+            passed.add(exercise_id)
+            count = failures.get(exercise_id, 0)
+            out["first_try"] += count == 0
+            out["max_failures"] = max(out["max_failures"], count)
+            out["compile_error_then_accepted"] += compile_errors.get(exercise_id, 0) > 0
+        elif verdict != "internal_error" and exercise_id not in passed:
+            failures[exercise_id] = failures.get(exercise_id, 0) + 1
+            if verdict == "compile_error":
+                compile_errors[exercise_id] = compile_errors.get(exercise_id, 0) + 1
+    return out
+
+
+def _largest_pct(result: dict[str, Any]) -> float:
+    if result.get("backend") != "cuda":
+        return 0.0
+    sizes = (result.get("benchmark") or {}).get("sizes") or []
+    return float(sizes[-1].get("pct_of_peak") or 0.0) if sizes else 0.0

@@ -1,0 +1,151 @@
+"""The worker's side of a submission: claim, heartbeat, store the verdict, reap.
+
+Huey delivers a job at most once and a worker can die mid-job, so the row is
+the truth. A worker *claims* a queued row (status queued → running, attempts
++1) with one conditional UPDATE; only the holder of that attempt can store the
+verdict (another conditional UPDATE), so a late, presumed-dead worker cannot
+overwrite a newer attempt, and a verdict is stored once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.models import Submission, SubmissionAttempt, utcnow
+from app.services import awards
+from app.services.events import add_event
+
+
+def claim(session: Session, submission_id: int, worker_id: str) -> int | None:
+    """Take a queued submission; returns the attempt number, or None if it is
+    not queued (already taken, done, or unknown)."""
+    taken = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == "queued")
+        .values(status="running", attempts=Submission.attempts + 1,
+                worker_id=worker_id, heartbeat_at=utcnow())
+    )
+    if taken.rowcount != 1:
+        return None
+    attempt = int(session.scalar(select(Submission.attempts).where(Submission.id == submission_id)))
+    session.add(SubmissionAttempt(submission_id=submission_id, attempt=attempt, worker_id=worker_id))
+    session.flush()
+    return attempt
+
+
+def heartbeat(session: Session, submission_id: int, attempt: int) -> bool:
+    """Refresh the heartbeat; False when this attempt no longer holds the row."""
+    beat = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == "running",
+               Submission.attempts == attempt)
+        .values(heartbeat_at=utcnow())
+    )
+    return beat.rowcount == 1
+
+
+def finish(
+    session: Session, submission_id: int, attempt: int, result: dict[str, Any], catalog: Any
+) -> bool:
+    """Store the judge's result for this attempt, award XP and achievements, emit
+    `done`. Returns False (and changes nothing) when the attempt lost the row."""
+    stored = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.status == "running",
+               Submission.attempts == attempt)
+        .values(status="done", verdict=str(result.get("verdict", "internal_error")),
+                result=result, finished_at=utcnow())
+    )
+    if stored.rowcount != 1:
+        return False
+    _close_attempt(session, submission_id, attempt, "done")
+    submission = session.get(Submission, submission_id)
+    assert submission is not None
+    session.refresh(submission)
+    xp_gained, unlocked = awards.apply_verdict(session, submission, catalog)
+    submission.xp_awarded = xp_gained
+    submission.achievements = unlocked
+    add_event(session, submission_id, "done",
+              {"verdict": submission.verdict, "xp_awarded": xp_gained, "achievements": unlocked})
+    return True
+
+
+def _close_attempt(session: Session, submission_id: int, attempt: int, outcome: str) -> None:
+    session.execute(
+        update(SubmissionAttempt)
+        .where(SubmissionAttempt.submission_id == submission_id, SubmissionAttempt.attempt == attempt)
+        .values(outcome=outcome, finished_at=utcnow())
+    )
+
+
+def internal_error_result(exercise_id: str, message: str) -> dict[str, Any]:
+    """A v1 result for when judging itself failed (never the learner's fault)."""
+    return {
+        "version": 1, "exercise": exercise_id, "backend": "", "device": None,
+        "verdict": "internal_error", "message": message,
+        "compile": None, "tests": [], "diagnostics": [], "benchmark": None, "timings": {},
+    }
+
+
+def reap(
+    session: Session, *, stale_after_s: float, max_attempts: int, requeue_queued_after_s: float
+) -> list[int]:
+    """Recover from dead workers and lost jobs; returns submission ids to enqueue.
+
+    A `running` row whose heartbeat is older than `stale_after_s` goes back to
+    `queued` (or, after `max_attempts`, is finished as internal_error). A
+    `queued` row nobody took for `requeue_queued_after_s` is enqueued again (a
+    duplicate job is harmless: only one can claim the row)."""
+    now = utcnow()
+    to_enqueue: list[int] = []
+    stale = session.execute(
+        select(Submission.id, Submission.attempts, Submission.exercise_id)
+        .where(Submission.status == "running",
+               Submission.heartbeat_at < now - dt.timedelta(seconds=stale_after_s))
+    ).all()
+    for sub_id, attempt, exercise_id in stale:
+        if _requeue_stale(session, sub_id, attempt, exercise_id, max_attempts, now):
+            to_enqueue.append(sub_id)
+    forgotten = session.scalars(
+        select(Submission.id)
+        .where(Submission.status == "queued",
+               Submission.heartbeat_at < now - dt.timedelta(seconds=requeue_queued_after_s))
+    ).all()
+    for sub_id in forgotten:
+        session.execute(update(Submission).where(Submission.id == sub_id).values(heartbeat_at=now))
+        to_enqueue.append(sub_id)
+    return to_enqueue
+
+
+def _requeue_stale(
+    session: Session, sub_id: int, attempt: int, exercise_id: str, max_attempts: int, now: dt.datetime
+) -> bool:
+    if attempt >= max_attempts:
+        result = internal_error_result(
+            exercise_id, f"The judge stopped responding {attempt} times; this is our fault, not yours."
+        )
+        values: dict[str, Any] = {"status": "done", "verdict": "internal_error", "result": result,
+                                  "finished_at": now}
+    else:
+        values = {"status": "queued", "heartbeat_at": now, "worker_id": ""}
+    moved = session.execute(
+        update(Submission)
+        .where(Submission.id == sub_id, Submission.status == "running", Submission.attempts == attempt)
+        .values(**values)
+    )
+    if moved.rowcount != 1:
+        return False
+    _close_attempt(session, sub_id, attempt, "stale")
+    if values["status"] == "done":
+        add_event(session, sub_id, "done", {"verdict": "internal_error", "xp_awarded": 0, "achievements": []})
+        return False
+    add_event(session, sub_id, "queued", {"position": 0, "requeued": True})
+    return True
+
+
+def mark_enqueued(session: Session, submission_id: int) -> None:
+    session.execute(update(Submission).where(Submission.id == submission_id).values(heartbeat_at=utcnow()))

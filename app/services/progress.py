@@ -1,0 +1,154 @@
+"""A learner's level, XP and progress; merging browser-local progress at sign-in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app import xp as xp_rules
+from app.achievements import ACHIEVEMENTS
+from app.models import Completion, Submission, User, UserAchievement, XpAward
+from app.services import catalog_view
+
+
+@dataclass(frozen=True)
+class LearnerSummary:
+    xp: int
+    level: int
+    level_title: str  # English name ("Beginner"), as the seed's learner bar shows it
+    level_title_ko: str
+    level_min_xp: int
+    next_level_xp: int | None  # XP total at which the next level starts; None at the top
+    xp_to_next: int  # XP still to earn for the next level (0 at the top)
+    xp_in_level: int  # earned since this level started ("0/100 XP to next level")
+    level_span_xp: int  # width of this level in XP
+    lessons_done: int
+    lessons_total: int
+    achievements_done: int
+    achievements_total: int
+    pct_complete: int
+    completed_exercise_ids: list[str] = field(default_factory=list)
+    completed_lesson_ids: list[str] = field(default_factory=list)
+    achievement_ids: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def total_xp(session: Session, user_id: int) -> int:
+    return int(
+        session.scalar(select(func.coalesce(func.sum(XpAward.xp), 0)).where(XpAward.user_id == user_id))
+        or 0
+    )
+
+
+def completed_ids(session: Session, user_id: int, kind: str) -> list[str]:
+    return list(
+        session.scalars(
+            select(Completion.item_id)
+            .where(Completion.user_id == user_id, Completion.kind == kind)
+            .order_by(Completion.id)
+        )
+    )
+
+
+def learner_summary(session: Session, user: User | None, catalog: Any) -> LearnerSummary:
+    """The learner bar. Anonymous learners (user=None) start from zero: their
+    progress lives in the browser."""
+    lessons_total = len(catalog_view.lessons(catalog))
+    if user is None:
+        xp, exercise_ids, lesson_ids, achievement_ids = 0, [], [], []
+    else:
+        xp = total_xp(session, user.id)
+        exercise_ids = completed_ids(session, user.id, "exercise")
+        lesson_ids = completed_ids(session, user.id, "lesson")
+        achievement_ids = list(
+            session.scalars(
+                select(UserAchievement.achievement_id).where(UserAchievement.user_id == user.id)
+            )
+        )
+    level = xp_rules.level_for(xp)
+    upcoming = xp_rules.next_level(xp)
+    span = (upcoming.min_xp - level.min_xp) if upcoming else 0
+    known = {lesson.id for lesson in catalog_view.lessons(catalog)}
+    lessons_done = len([lid for lid in lesson_ids if lid in known]) if known else len(lesson_ids)
+    return LearnerSummary(
+        xp=xp,
+        level=level.number,
+        level_title=level.title_en,
+        level_title_ko=level.title_ko,
+        level_min_xp=level.min_xp,
+        next_level_xp=upcoming.min_xp if upcoming else None,
+        xp_to_next=(upcoming.min_xp - xp) if upcoming else 0,
+        xp_in_level=xp - level.min_xp,
+        level_span_xp=span,
+        lessons_done=lessons_done,
+        lessons_total=lessons_total,
+        achievements_done=len(achievement_ids),
+        achievements_total=len(ACHIEVEMENTS),
+        pct_complete=int(100 * lessons_done / lessons_total) if lessons_total else 0,
+        completed_exercise_ids=exercise_ids,
+        completed_lesson_ids=lesson_ids,
+        achievement_ids=achievement_ids,
+    )
+
+
+def merge_local_progress(
+    session: Session,
+    user: User,
+    catalog: Any,
+    exercise_ids: list[str],
+    lesson_ids: list[str],
+    anon_id: str | None,
+) -> dict[str, Any]:
+    """Merge progress kept in the browser into the account.
+
+    Accepted submissions this browser made anonymously (same `kdojo_anon`
+    cookie) are claimed by the account and earn XP as if made signed in.
+    Other claimed exercises count as progress without XP: the browser's word
+    alone is not proof. Lessons without exercises are completed by reading.
+    """
+    from app.services import awards
+
+    claimed = _claim_anonymous_submissions(session, user, anon_id)
+    known_exercises = catalog_view.exercises(catalog)
+    known_lessons = {lesson.id: lesson for lesson in catalog_view.lessons(catalog)}
+    xp_before = total_xp(session, user.id)
+    for submission in claimed:
+        gained, unlocked = awards.apply_verdict(session, submission, catalog)
+        submission.xp_awarded, submission.achievements = gained, unlocked
+    for exercise_id in exercise_ids:
+        if exercise_id in known_exercises:
+            awards.record_completion(session, user.id, "exercise", exercise_id, verified=False)
+    for lesson_id in lesson_ids:
+        lesson = known_lessons.get(lesson_id)
+        if lesson is not None and not lesson.exercise_ids:
+            awards.complete_reading_lesson(session, user.id, lesson)
+    awards.update_lessons(session, user.id, catalog)
+    new_achievements = awards.check_achievements(session, user.id, catalog)
+    return {
+        "claimed_submissions": [s.id for s in claimed],
+        "xp_gained": total_xp(session, user.id) - xp_before,
+        "achievements": new_achievements,
+    }
+
+
+def _claim_anonymous_submissions(
+    session: Session, user: User, anon_id: str | None
+) -> list[Submission]:
+    if not anon_id:
+        return []
+    rows = list(
+        session.scalars(
+            select(Submission)
+            .where(Submission.anon_id == anon_id, Submission.user_id.is_(None))
+            .order_by(Submission.id)
+        )
+    )
+    for row in rows:
+        row.user_id = user.id
+    session.flush()
+    return [row for row in rows if row.status == "done" and row.verdict == "accepted" and row.mode == "submit"]

@@ -1,0 +1,201 @@
+"""Submissions: create (the `queued` row is written before anything is enqueued),
+read with ownership checks, attempt history, leaderboards."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.models import Submission, User, utcnow
+from app.security import ratelimit
+from app.services import catalog_view
+from app.services.errors import Invalid, NotFound
+from app.services.events import add_event
+
+MODES = ("run", "submit")
+STAFF_ROLES = ("instructor", "admin")
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who is asking: a signed-in user, or an anonymous browser (anon_id) at an address."""
+
+    user: User | None
+    anon_id: str | None
+    client_ip: str = ""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_pending: int
+    per_hour: int
+    anonymous_per_hour: int
+    max_source_bytes: int
+    anonymous_per_address_per_hour: int = 0
+
+
+def create(
+    session: Session, owner: Owner, catalog: Any, exercise_id: str, source: str, mode: str,
+    limits: Limits,
+) -> Submission:
+    """Validate, enforce limits, store the `queued` row and its first event."""
+    if mode not in MODES:
+        raise Invalid(f"mode must be 'run' or 'submit', not {mode!r}")
+    if exercise_id not in catalog_view.exercises(catalog):
+        raise NotFound(f"There is no exercise {exercise_id!r}.")
+    if not source.strip():
+        raise Invalid("The source is empty.")
+    if len(source.encode()) > limits.max_source_bytes:
+        raise Invalid(f"The source is larger than {limits.max_source_bytes} bytes.")
+    user_id = owner.user.id if owner.user else None
+    ratelimit.check_submission_limits(
+        session, user_id=user_id, anon_id=owner.anon_id, client_ip=owner.client_ip,
+        max_pending=limits.max_pending,
+        per_hour=limits.per_hour if user_id is not None else limits.anonymous_per_hour,
+        anonymous_per_address_per_hour=limits.anonymous_per_address_per_hour,
+    )
+    submission = Submission(
+        user_id=user_id, anon_id=owner.anon_id if user_id is None else None,
+        client_ip=owner.client_ip, exercise_id=exercise_id, mode=mode, source=source,
+        status="queued", achievements=[], heartbeat_at=utcnow(),
+    )
+    session.add(submission)
+    session.flush()
+    add_event(session, submission.id, "queued", {"position": queue_position(session, submission.id)})
+    return submission
+
+
+def queue_position(session: Session, submission_id: int) -> int:
+    """1 = next to be judged; 0 once it is running or done."""
+    status = session.scalar(select(Submission.status).where(Submission.id == submission_id))
+    if status != "queued":
+        return 0
+    ahead = session.scalar(
+        select(func.count()).select_from(Submission)
+        .where(Submission.status == "queued", Submission.id < submission_id)
+    ) or 0
+    return int(ahead) + 1
+
+
+def can_read(owner: Owner, submission: Submission) -> bool:
+    if owner.user is not None:
+        return submission.user_id == owner.user.id or owner.user.role in STAFF_ROLES
+    return submission.user_id is None and bool(owner.anon_id) and submission.anon_id == owner.anon_id
+
+
+def get(session: Session, owner: Owner, submission_id: int) -> Submission:
+    """The submission if `owner` may read it (its author, or staff). A stranger
+    gets 404, not 403, so ids reveal nothing."""
+    submission = session.get(Submission, submission_id)
+    if submission is None or not can_read(owner, submission):
+        raise NotFound(f"There is no submission {submission_id} of yours.")
+    return submission
+
+
+def public_view(submission: Submission, include_source: bool = True) -> dict[str, Any]:
+    view = {
+        "id": submission.id,
+        "exercise_id": submission.exercise_id,
+        "mode": submission.mode,
+        "status": submission.status,
+        "verdict": submission.verdict,
+        "result": submission.result,
+        "xp_awarded": submission.xp_awarded,
+        "achievements": submission.achievements or [],
+        "attempts": submission.attempts,
+        "flagged": submission.flagged,
+        "created_at": submission.created_at.isoformat() + "Z",
+        "finished_at": submission.finished_at.isoformat() + "Z" if submission.finished_at else None,
+    }
+    if include_source:
+        view["source"] = submission.source
+    return view
+
+
+def list_attempts(
+    session: Session, user: User | None, exercise_id: str, anon_id: str | None = None, limit: int = 50
+) -> list[dict[str, Any]]:
+    """The asker's own submissions on one exercise, newest first (no sources)."""
+    query = select(Submission).where(Submission.exercise_id == exercise_id)
+    if user is not None:
+        query = query.where(Submission.user_id == user.id)
+    elif anon_id:
+        query = query.where(Submission.user_id.is_(None), Submission.anon_id == anon_id)
+    else:
+        return []
+    rows = session.scalars(query.order_by(Submission.id.desc()).limit(limit))
+    return [
+        {**public_view(row, include_source=False), "result": None, "geomean_ms": _geomean_ms(row.result)}
+        for row in rows
+    ]
+
+
+def leaderboard(session: Session, exercise_id: str, limit: int = 50) -> list[dict[str, Any]]:
+    """Signed-in learners' best accepted submission on one exercise.
+
+    Ranked by benchmark geometric-mean time on a GPU; results without GPU timings
+    (the emulator) rank after, by who got there first."""
+    rows = session.execute(
+        select(Submission.id, Submission.user_id, Submission.result, Submission.finished_at,
+               User.display_name)
+        .join(User, User.id == Submission.user_id)
+        .where(Submission.exercise_id == exercise_id, Submission.mode == "submit",
+               Submission.verdict == "accepted", Submission.flagged.is_(False),
+               User.disabled.is_(False))
+        .order_by(Submission.id)
+    ).all()
+    best: dict[int, dict[str, Any]] = {}
+    for sub_id, user_id, result, finished_at, name in rows:
+        ms = _geomean_ms(result)
+        entry = {"submission_id": sub_id, "display_name": name, "geomean_ms": ms,
+                 "pct_of_peak": _largest_pct(result), "accepted_at": finished_at.isoformat() + "Z"
+                 if finished_at else None}
+        current = best.get(user_id)
+        if current is None or _rank_key(entry) < _rank_key(current):
+            best[user_id] = entry
+    ranked = sorted(best.values(), key=_rank_key)[:limit]
+    return [{"rank": i + 1, **entry} for i, entry in enumerate(ranked)]
+
+
+def _rank_key(entry: dict[str, Any]) -> tuple[float, str, int]:
+    ms = entry["geomean_ms"]
+    return (ms if ms is not None else math.inf, entry["accepted_at"] or "", entry["submission_id"])
+
+
+def _geomean_ms(result: dict[str, Any] | None) -> float | None:
+    if not result or result.get("backend") != "cuda":
+        return None
+    value = (result.get("benchmark") or {}).get("geomean_ms")
+    return float(value) if value else None
+
+
+def _largest_pct(result: dict[str, Any] | None) -> float | None:
+    if not result or result.get("backend") != "cuda":
+        return None
+    sizes = (result.get("benchmark") or {}).get("sizes") or []
+    return sizes[-1].get("pct_of_peak") if sizes else None
+
+
+def latest_submission_id(session: Session, user: User | None, anon_id: str | None) -> int | None:
+    query = select(Submission.id)
+    if user is not None:
+        query = query.where(Submission.user_id == user.id)
+    elif anon_id:
+        query = query.where(Submission.user_id.is_(None), Submission.anon_id == anon_id)
+    else:
+        return None
+    return session.scalar(query.order_by(Submission.id.desc()).limit(1))
+
+
+
+def queue_counts(session: Session) -> dict[str, int]:
+    """How many submissions wait and how many are being judged, across all workers."""
+    counts = dict(session.execute(
+        select(Submission.status, func.count()).where(Submission.status.in_(("queued", "running")))
+        .group_by(Submission.status)
+    ).all())
+    return {"queued": int(counts.get("queued", 0)), "running": int(counts.get("running", 0))}

@@ -1,0 +1,73 @@
+"""Settings: one pydantic-settings class, read from `KDOJO_*` environment variables.
+
+Every field is documented in docs/configuration.md (a test fails when one is not).
+Settings are built when the app or a command starts, never at import time.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Literal
+
+from pydantic import model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PLACEHOLDER_SECRET = "change-me"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="KDOJO_", env_file=None, extra="ignore")
+
+    environment: Literal["development", "production", "test"] = "development"
+    database_url: str = "sqlite:///var/kdojo.sqlite3"
+    lessons_dir: Path = REPO_ROOT / "lessons"
+    secret_key: str = PLACEHOLDER_SECRET
+    host: str = "127.0.0.1"
+    port: int = 8000
+
+    judge_backend: Literal["auto", "cuda", "emu"] = "auto"
+    queue: Literal["sqlite", "redis"] = "sqlite"
+    queue_path: Path = Path("var/kdojo-queue.sqlite3")
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    queue_name: str = "kdojo"
+    embedded_worker: bool = True
+    worker_threads: int = 1
+
+    heartbeat_s: float = 5.0
+    stale_after_s: float = 60.0
+    requeue_queued_after_s: float = 300.0
+    reaper_interval_s: float = 10.0
+    max_attempts: int = 3
+
+    session_days: int = 30
+    cookie_secure: bool = False
+    max_pending_submissions: int = 2
+    submissions_per_hour: int = 60
+    anonymous_submissions_per_hour: int = 20
+    anonymous_submissions_per_address_per_hour: int = 200
+    comments_per_hour: int = 20
+    signin_attempts_per_15min: int = 10
+    max_source_bytes: int = 65536
+    sse_poll_s: float = 0.25
+
+    @model_validator(mode="after")
+    def _refuse_placeholder_secret(self) -> "Settings":
+        # A guessable secret is only tolerable on a developer's own machine.
+        if self.environment == "production" and (
+            self.secret_key == PLACEHOLDER_SECRET or len(self.secret_key) < 32
+        ):
+            raise ValueError(
+                "KDOJO_SECRET_KEY must be set to a random string of 32+ characters in production"
+            )
+        return self
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+@functools.lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

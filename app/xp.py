@@ -1,0 +1,94 @@
+"""XP rules and levels, in one place.
+
+XP is earned once per exercise on its first accepted `submit`, by difficulty
+(or the exercise's own `xp`); tier bonuses reward real speed measured by the
+judge's benchmark on a GPU (never on the emulator, whose timings mean nothing);
+finishing every exercise of a lesson earns the lesson's `xp`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+DIFFICULTY_XP = {"easy": 50, "medium": 100, "hard": 200}
+
+
+@dataclass(frozen=True)
+class Tier:
+    id: str
+    xp: int
+    title_ko: str
+    title_en: str
+
+
+TIER_BEAT_FRAMEWORK = Tier("beat_framework", 30, "프레임워크 추월", "Beat the framework")
+TIER_PEAK_50 = Tier("peak_50", 20, "피크 대역폭 50%", "50% of peak bandwidth")
+TIER_PEAK_80 = Tier("peak_80", 40, "피크 대역폭 80%", "80% of peak bandwidth")
+TIERS = (TIER_BEAT_FRAMEWORK, TIER_PEAK_50, TIER_PEAK_80)
+
+
+@dataclass(frozen=True)
+class Level:
+    number: int
+    min_xp: int
+    title_ko: str
+    title_en: str
+
+
+# Level 0 starts at 0 XP; level 1 is reached at 100 XP.
+LEVELS = (
+    Level(0, 0, "입문자", "Beginner"),
+    Level(1, 100, "스레드", "Thread"),
+    Level(2, 250, "워프", "Warp"),
+    Level(3, 500, "블록", "Block"),
+    Level(4, 900, "그리드", "Grid"),
+    Level(5, 1500, "스트리밍 멀티프로세서", "Streaming Multiprocessor"),
+    Level(6, 2400, "텐서 코어", "Tensor Core"),
+    Level(7, 3600, "커널 장인", "Kernel Artisan"),
+    Level(8, 5200, "루프라인 달인", "Roofline Master"),
+    Level(9, 7500, "커널 도장 사범", "Dojo Master"),
+)
+
+
+def exercise_xp(difficulty: str, explicit_xp: int | None = None) -> int:
+    """XP for a first acceptance: the exercise's own `xp`, else by difficulty."""
+    if explicit_xp:
+        return int(explicit_xp)
+    return DIFFICULTY_XP.get(difficulty, DIFFICULTY_XP["easy"])
+
+
+def level_for(xp: int) -> Level:
+    current = LEVELS[0]
+    for level in LEVELS:
+        if xp >= level.min_xp:
+            current = level
+    return current
+
+
+def next_level(xp: int) -> Level | None:
+    for level in LEVELS:
+        if level.min_xp > xp:
+            return level
+    return None
+
+
+def tiers_reached(result: dict[str, Any]) -> list[Tier]:
+    """Speed tiers an accepted result earns, from its benchmark (GPU only)."""
+    if result.get("verdict") != "accepted" or result.get("backend") != "cuda":
+        return []
+    sizes = (result.get("benchmark") or {}).get("sizes") or []
+    if not sizes:
+        return []
+    largest = sizes[-1]
+    reached: list[Tier] = []
+    framework_ms = (largest.get("baselines") or {}).get("framework")
+    ms = largest.get("ms")
+    if framework_ms and ms and ms <= framework_ms:
+        reached.append(TIER_BEAT_FRAMEWORK)
+    pct = largest.get("pct_of_peak") or 0.0
+    if pct >= 50.0:
+        reached.append(TIER_PEAK_50)
+    if pct >= 80.0:
+        reached.append(TIER_PEAK_80)
+    return reached

@@ -1,0 +1,88 @@
+"""`kdojo serve` and `kdojo worker`: usage errors in one line, and a real server."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+
+from app.settings import REPO_ROOT
+
+KDOJO = [sys.executable, "-m", "app.cli"]
+
+
+def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(KDOJO + args, capture_output=True, text=True, timeout=60, cwd=REPO_ROOT,
+                          env={**os.environ, **env})
+
+
+def test_usage_errors_are_one_line_without_traceback():
+    for args in (["serve", "--bogus"], ["serve", "--port", "eighty"], ["worker", "--gpu", "-1"]):
+        out = _run(args)
+        assert out.returncode == 2, args
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("kdojo "), out.stderr
+        assert "Traceback" not in out.stderr
+
+
+def test_production_with_the_placeholder_secret_refuses_to_start():
+    out = _run(["serve"], KDOJO_ENVIRONMENT="production", KDOJO_SECRET_KEY="change-me")
+    assert out.returncode == 2
+    assert "KDOJO_SECRET_KEY" in out.stderr and "Traceback" not in out.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_migrates_and_answers_on_its_port(tmp_path, lessons_dir):
+    port = _free_port()
+    db = tmp_path / "serve.sqlite3"
+    env = {**os.environ, "KDOJO_DATABASE_URL": f"sqlite:///{db}", "KDOJO_LESSONS_DIR": str(lessons_dir),
+           "KDOJO_QUEUE_PATH": str(tmp_path / "q.sqlite3"), "KDOJO_JUDGE_BACKEND": "emu"}
+    log = tmp_path / "serve.log"
+    with log.open("w") as log_file:
+        proc = subprocess.Popen(KDOJO + ["serve", "--port", str(port)], cwd=REPO_ROOT, env=env,
+                                stdout=log_file, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        body = None
+        while time.monotonic() < deadline and body is None:
+            try:
+                body = httpx.get(f"http://127.0.0.1:{port}/api/me/progress", timeout=2).json()
+            except httpx.TransportError:
+                assert proc.poll() is None, log.read_text()
+                time.sleep(0.3)
+        assert body is not None and body["lessons_total"] == 2
+        assert db.exists()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, log.read_text()
+    assert f"serving http://127.0.0.1:{port}" in log.read_text()
+
+
+def test_a_malformed_lesson_stops_serve_with_its_file_and_field(tmp_path, lessons_dir):
+    import shutil
+
+    broken = tmp_path / "lessons"
+    shutil.copytree(lessons_dir, broken)
+    toml = broken / "01-intro" / "lesson.toml"
+    toml.write_text(toml.read_text().replace('difficulty = "easy"', 'difficulty = "trivial"'))
+    out = _run(["serve", "--port", str(_free_port())], KDOJO_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+               KDOJO_LESSONS_DIR=str(broken), KDOJO_QUEUE_PATH=str(tmp_path / "q.sqlite3"))
+    assert out.returncode == 1
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("kdojo serve: ") and "01-intro/lesson.toml" in last and "difficulty" in last
+    assert "Traceback" not in out.stderr
