@@ -1,0 +1,172 @@
+"""Lesson Markdown → HTML.
+
+Raw HTML in the source is escaped (markdown-it `html=False`), headings get
+anchors, fenced code is highlighted by Pygments (CUDA by its own lexer),
+consecutive fences tagged `tab=Label` become one tab group, `::: hint|note|warning`
+become admonitions, and `$…$` / `$$…$$` are protected from Markdown and emitted
+as `\\(…\\)` / `\\[…\\]` for KaTeX's auto-render on the client.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.container import container_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+ADMONITIONS = ("hint", "note", "warning")
+_ADMONITION_TITLES = {
+    "ko": {"hint": "힌트", "note": "참고", "warning": "주의"},
+    "en": {"hint": "Hint", "note": "Note", "warning": "Warning"},
+}
+# Languages Pygments lacks, highlighted by their closest relative.
+_LEXER_ALIASES = {"metal": "cpp", "cu": "cuda", "hip": "cpp", "ptx": "text"}
+_TAB_RE = re.compile(r"(?:^|\s)tab=(\"[^\"]+\"|\S+)")
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def _slug(text: str) -> str:
+    # Keep Hangul and other word characters: Korean headings need anchors too.
+    slug = re.sub(r"[^\w\- ]", "", text.strip().lower())
+    return re.sub(r"\s+", "-", slug) or "section"
+
+
+def _fence_info(info: str) -> tuple[str, str | None]:
+    """`cuda tab=CUDA` → ("cuda", "CUDA"); the language is the first word."""
+    tab_match = _TAB_RE.search(info)
+    tab = tab_match.group(1).strip('"') if tab_match else None
+    rest = _TAB_RE.sub(" ", info).split()
+    return (rest[0].lower() if rest else ""), tab
+
+
+def highlight_code(code: str, lang: str) -> str:
+    """HTML for one code block's contents (no wrapper), Pygments classes."""
+    name = _LEXER_ALIASES.get(lang, lang)
+    try:
+        lexer = get_lexer_by_name(name) if name else None
+    except ClassNotFound:
+        lexer = None
+    if lexer is None:
+        return html.escape(code)
+    return highlight(code, lexer, _FORMATTER)
+
+
+def _mark_tab_groups(state: Any) -> None:
+    """Core rule: consecutive `tab=` fences form one group (meta on the tokens)."""
+    tokens: list[Token] = state.tokens
+    i = 0
+    while i < len(tokens):
+        if tokens[i].type != "fence" or _fence_info(tokens[i].info)[1] is None:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(tokens) and tokens[j + 1].type == "fence" and _fence_info(tokens[j + 1].info)[1]:
+            j += 1
+        group = tokens[i : j + 1]
+        labels = [_fence_info(t.info)[1] for t in group]
+        group_id = f"tabs-{i}"
+        for k, token in enumerate(group):
+            token.meta = {"tab_index": k, "tab_labels": labels, "tab_group": group_id}
+        i = j + 1
+
+
+def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    lang, _ = _fence_info(token.info)
+    lang_attr = html.escape(lang or "text", quote=True)
+    body = highlight_code(token.content, lang)
+    block = f'<pre class="highlight" data-lang="{lang_attr}"><code>{body}</code></pre>\n'
+    meta = token.meta or {}
+    if "tab_index" not in meta:
+        return block
+    index, labels, group = meta["tab_index"], meta["tab_labels"], meta["tab_group"]
+    panel_id = f"{group}-{index}"
+    hidden = "" if index == 0 else " hidden"
+    out = ""
+    if index == 0:
+        buttons = "".join(
+            f'<button type="button" role="tab" class="tab" id="{group}-{k}-tab" '
+            f'aria-controls="{group}-{k}" aria-selected="{"true" if k == 0 else "false"}">'
+            f"{html.escape(label)}</button>"
+            for k, label in enumerate(labels)
+        )
+        out += f'<div class="tabs" data-tabs><div class="tab-list" role="tablist">{buttons}</div>\n'
+    out += (
+        f'<div class="tab-panel" role="tabpanel" id="{panel_id}" '
+        f'aria-labelledby="{panel_id}-tab"{hidden}>{block}</div>\n'
+    )
+    if index == len(labels) - 1:
+        out += "</div>\n"
+    return out
+
+
+def _admonition_renderer(kind: str):
+    def render(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+        if tokens[idx].nesting != 1:
+            return "</details>\n" if kind == "hint" else "</aside>\n"
+        title = _ADMONITION_TITLES[env.get("lang", "ko")][kind]
+        if kind == "hint":  # hints stay folded until the learner asks
+            return f'<details class="admonition hint"><summary>{title}</summary>\n'
+        return f'<aside class="admonition {kind}"><p class="admonition-title">{title}</p>\n'
+
+    return render
+
+
+def _math_inline(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    return f'<span class="math inline">\\({html.escape(tokens[idx].content)}\\)</span>'
+
+
+def _math_block(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    return f'<div class="math display">\\[{html.escape(tokens[idx].content.strip())}\\]</div>\n'
+
+
+def _render_link_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    href = str(token.attrGet("href") or "")
+    if href.startswith(("http://", "https://")):
+        token.attrSet("target", "_blank")
+        token.attrSet("rel", "noopener noreferrer")
+        token.attrJoin("class", "external")
+    return self.renderToken(tokens, idx, options, env)
+
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    md.use(anchors_plugin, min_level=1, max_level=4, slug_func=_slug, permalink=True, permalinkSymbol="#")
+    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    for kind in ADMONITIONS:
+        md.use(container_plugin, name=kind, render=_admonition_renderer(kind))
+    md.core.ruler.push("tab_groups", _mark_tab_groups)
+    md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("math_inline", _math_inline)
+    md.add_render_rule("math_inline_double", _math_block)
+    md.add_render_rule("math_block", _math_block)
+    md.add_render_rule("math_block_label", _math_block)
+    md.add_render_rule("link_open", _render_link_open)
+    return md
+
+
+@functools.lru_cache(maxsize=512)
+def render_markdown(text: str, lang: str = "ko") -> str:
+    """Markdown → HTML (cached by text and language: a page render is a lookup)."""
+    if lang not in _ADMONITION_TITLES:
+        raise ValueError(f"unknown language {lang!r}")
+    return _parser().render(text, {"lang": lang})
+
+
+@functools.lru_cache(maxsize=1024)
+def render_inline(text: str) -> str:
+    """One line of Markdown (a hint) without the surrounding paragraph."""
+    return _parser().renderInline(text, {"lang": "ko"})

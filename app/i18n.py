@@ -1,0 +1,63 @@
+"""Interface language: Korean first (the default), English second.
+
+The language comes from `?lang=` (which the page then remembers in the
+`kdojo_lang` cookie), else from that cookie, else Korean. Strings live in
+`app/i18n_strings.py`; a key missing from a table is a bug that a test catches,
+and at run time it shows as the key itself rather than an error page.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from app.i18n_strings import STRINGS
+
+LANGS = ("ko", "en")
+DEFAULT_LANG = "ko"
+LANG_COOKIE = "kdojo_lang"
+LANG_COOKIE_MAX_AGE_S = 365 * 24 * 3600
+
+
+def request_lang(request: Request) -> str:
+    """The language this request is served in (also stored on `request.state.lang`)."""
+    asked = request.query_params.get("lang")
+    if asked in LANGS:
+        lang = asked
+    else:
+        cookie = request.cookies.get(LANG_COOKIE)
+        lang = cookie if cookie in LANGS else DEFAULT_LANG
+    request.state.lang = lang
+    return lang
+
+
+def remember_lang(request: Request, response: Response) -> None:
+    """Set the cookie when the language was chosen by `?lang=` on this request."""
+    asked = request.query_params.get("lang")
+    if asked in LANGS and request.cookies.get(LANG_COOKIE) != asked:
+        response.set_cookie(LANG_COOKIE, asked, max_age=LANG_COOKIE_MAX_AGE_S, samesite="lax", httponly=True, path="/")
+
+
+def translate(lang: str, key: str, **values: object) -> str:
+    table = STRINGS.get(lang, STRINGS[DEFAULT_LANG])
+    text = table.get(key) or STRINGS[DEFAULT_LANG].get(key) or key
+    return text.format(**values) if values else text
+
+
+_JS_PREFIXES = ("bar.", "catalog.", "exercise.")
+
+
+def track_title(lang: str, track_id: str) -> str:
+    """A track's display name; the id itself for a track the tables do not name."""
+    key = f"track.{track_id}"
+    return translate(lang, key) if key in STRINGS[DEFAULT_LANG] else track_id
+
+
+def js_strings(lang: str) -> dict[str, str]:
+    """The strings the browser scripts need: `js.*` (prefix dropped), and the
+    learner bar's, catalog's and exercise panel's (full keys), which the
+    scripts re-render from local progress."""
+    table = STRINGS[lang]
+    strings = {k[3:]: v for k, v in table.items() if k.startswith("js.")}
+    strings.update({k: v for k, v in table.items() if k.startswith(_JS_PREFIXES)})
+    return strings

@@ -1,0 +1,37 @@
+"""The sign-in and sign-up pages (GET); the backend's `/auth/*` handles the POSTs."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import HTMLResponse
+
+from app.deps import CatalogDep, CurrentUser, SessionDep
+from app.pages.context import base_context, render
+
+router = APIRouter()
+
+
+def safe_next(value: str | None) -> str:
+    """Only same-site paths: `next` must not send the learner to another site."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return "/"
+    return value
+
+
+def _auth_page(template: str, request: Request, session, user, catalog, next_path: str | None) -> HTMLResponse:
+    context = base_context(request, session, user, catalog)
+    context.update(next_path=safe_next(next_path), error=request.query_params.get("error", ""),
+                   email=request.query_params.get("email", ""))
+    return render(request, template, context)
+
+
+@router.get("/signin", response_class=HTMLResponse, name="signin")
+def signin_page(request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep,
+                next: str | None = None) -> HTMLResponse:
+    return _auth_page("signin.html", request, session, user, catalog, next)
+
+
+@router.get("/signup", response_class=HTMLResponse, name="signup")
+def signup_page(request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep,
+                next: str | None = None) -> HTMLResponse:
+    return _auth_page("signup.html", request, session, user, catalog, next)

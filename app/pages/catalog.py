@@ -1,0 +1,38 @@
+"""The catalog page `/`: tracks and lessons in order, with per-lesson progress."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import HTMLResponse
+
+from app.deps import CatalogDep, CurrentUser, SessionDep
+from app.pages.context import base_context, render
+
+router = APIRouter()
+
+
+def lesson_state(lesson, done_exercises: set[str], done_lessons: set[str]) -> str:
+    if lesson.id in done_lessons:
+        return "done"
+    if any(ex_id in done_exercises for ex_id in lesson.exercise_ids):
+        return "in_progress"
+    return "not_started"
+
+
+@router.get("/", response_class=HTMLResponse, name="catalog")
+def catalog_page(request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep) -> HTMLResponse:
+    context = base_context(request, session, user, catalog)
+    summary = context["summary"]
+    done_exercises = set(summary.completed_exercise_ids)
+    done_lessons = set(summary.completed_lesson_ids)
+    context["tracks"] = [
+        {
+            "id": track.id,
+            "lessons": [
+                {"lesson": lesson, "state": lesson_state(lesson, done_exercises, done_lessons)}
+                for lesson in track.lessons
+            ],
+        }
+        for track in catalog.tracks
+    ]
+    return render(request, "catalog.html", context)

@@ -1,0 +1,94 @@
+"""The lesson page `/lessons/<id>` and its fragments (reference solution, comments)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import HTMLResponse
+
+from app.content import Lesson, render_inline, render_markdown
+from app.deps import CatalogDep, CurrentUser, SessionDep
+from app.pages.context import base_context, not_found, render
+
+router = APIRouter()
+
+
+def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str]) -> dict[str, Any]:
+    exercise = lesson.exercises[index]
+    files = lesson.exercise_files[index]
+    hints = exercise.hints.get(lang) or exercise.hints.get("ko") or ()
+    return {
+        "id": exercise.id,
+        "title": exercise.title.get(lang) or exercise.title.get("ko", exercise.id),
+        "difficulty": exercise.difficulty,
+        "xp": exercise.xp,
+        "instructions_html": render_markdown(files.instructions_md[lang], lang),
+        "starter": files.starter,
+        "hints_html": [render_inline(h) for h in hints],
+        "solved": exercise.id in solved,
+        # The reference is in the page only once the learner has passed.
+        "reference": files.reference if exercise.id in solved else None,
+    }
+
+
+def neighbours(catalog: Any, lesson: Lesson) -> tuple[Lesson | None, Lesson | None, int, int]:
+    track = catalog.track_of(lesson)
+    lessons = list(track.lessons)
+    i = lessons.index(lesson)
+    prev_lesson = lessons[i - 1] if i > 0 else None
+    next_lesson = lessons[i + 1] if i + 1 < len(lessons) else None
+    return prev_lesson, next_lesson, i + 1, len(lessons)
+
+
+# Anonymous readers see a lesson's comments at most this old: it keeps the busiest
+# page (a lesson read by many signed-out learners) off the database entirely.
+# Signed-in learners and the comment-list fragment always read fresh.
+ANON_COMMENTS_TTL_S = 2.0
+_anon_comments: dict[tuple[str, str], tuple[float, list[Any]]] = {}
+
+
+def comments_for(session: Any, lesson_id: str, cached: bool = False) -> list[Any]:
+    from app.services import comments as comment_service
+
+    key = (str(session.get_bind().url), lesson_id)  # one database's comments never leak to another's
+    now = time.monotonic()
+    if cached:
+        hit = _anon_comments.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+    comments = list(comment_service.list_for_lesson(session, lesson_id))
+    _anon_comments[key] = (now + ANON_COMMENTS_TTL_S, comments)
+    return comments
+
+
+@router.get("/lessons/{lesson_id}", response_class=HTMLResponse, name="lesson")
+def lesson_page(
+    lesson_id: str, request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep
+) -> HTMLResponse:
+    lesson = catalog.lesson(lesson_id)
+    context = base_context(request, session, user, catalog)
+    if lesson is None:
+        return not_found(request, context, f"There is no lesson {lesson_id!r}.")
+    lang = context["lang"]
+    solved = set(context["summary"].completed_exercise_ids)
+    prev_lesson, next_lesson, position, total = neighbours(catalog, lesson)
+    exercises = [exercise_view(lesson, i, lang, solved) for i in range(len(lesson.exercises))]
+    context.update(
+        lesson=lesson,
+        title=lesson.title(lang),
+        body_html=lesson.body_html(lang),
+        position=position,
+        total=total,
+        prev_lesson=prev_lesson,
+        next_lesson=next_lesson,
+        exercises=exercises,
+        comments=(comments := comments_for(session, lesson.id, cached=user is None)),
+        comments_total=sum(1 + len(c.get("replies", ())) for c in comments),
+    )
+    context["page_data"].update(
+        lessonId=lesson.id,
+        exercises=[{"id": e["id"], "xp": e["xp"], "starter": e["starter"]} for e in exercises],
+    )
+    return render(request, "lesson.html", context)

@@ -1,0 +1,81 @@
+"""The profile page `/me` and the leaderboard `/exercises/<id>/leaderboard`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from starlette.responses import HTMLResponse
+
+from app.achievements import ACHIEVEMENTS
+from app.deps import CatalogDep, CurrentUser, SessionDep
+from app.models import Submission, XpAward
+from app.pages.context import base_context, not_found, render
+from app.services import submissions
+
+router = APIRouter()
+RECENT_SUBMISSIONS = 50
+
+
+# TODO(#4): these two queries belong in app/services/progress.py (backend's); moved here
+# only so that the profile page could land while that module was being written.
+def xp_history(session: Session, user_id: int) -> list[dict[str, Any]]:
+    """Cumulative XP after each award, oldest first."""
+    rows = session.execute(
+        select(XpAward.created_at, XpAward.xp).where(XpAward.user_id == user_id).order_by(XpAward.id)
+    ).all()
+    total, points = 0, []
+    for created_at, xp in rows:
+        total += xp
+        points.append({"t": created_at.isoformat() + "Z", "xp": total})
+    return points
+
+
+def recent_submissions(session: Session, user_id: int) -> list[Submission]:
+    query = select(Submission).where(Submission.user_id == user_id).order_by(Submission.id.desc())
+    return list(session.scalars(query.limit(RECENT_SUBMISSIONS)))
+
+
+@router.get("/me", response_class=HTMLResponse, name="profile")
+def profile_page(request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep) -> HTMLResponse:
+    context = base_context(request, session, user, catalog)
+    if user is None:
+        return render(request, "me.html", context | {"signed_out": True})
+    unlocked = set(context["summary"].achievement_ids)
+    lang = context["lang"]
+    context.update(
+        signed_out=False,
+        achievements=[
+            {"id": a.id, "unlocked": a.id in unlocked,
+             "title": a.title_ko if lang == "ko" else a.title_en,
+             "description": a.description_ko if lang == "ko" else a.description_en}
+            for a in ACHIEVEMENTS
+        ],
+        submissions=recent_submissions(session, user.id),
+    )
+    context["page_data"]["xpHistory"] = xp_history(session, user.id)
+    return render(request, "me.html", context)
+
+
+@router.get("/exercises/{exercise_id}/leaderboard", response_class=HTMLResponse, name="leaderboard")
+def leaderboard_page(
+    exercise_id: str, request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep
+) -> HTMLResponse:
+    exercise = catalog.exercises.get(exercise_id)
+    context = base_context(request, session, user, catalog)
+    if exercise is None:
+        return not_found(request, context, f"There is no exercise {exercise_id!r}.")
+    lang = context["lang"]
+    rows = submissions.leaderboard(session, exercise_id)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:  # one table per GPU: times on different GPUs do not compare
+        groups.setdefault(row.get("gpu") or "—", []).append(row)
+    context.update(
+        exercise_title=exercise.title.get(lang) or exercise.id,
+        exercise_id=exercise_id,
+        lesson=catalog.lesson_for_exercise(exercise_id),
+        groups=groups,
+    )
+    return render(request, "leaderboard.html", context)

@@ -1,0 +1,194 @@
+"""Web load benchmark: lesson page latency under concurrent clients (issue #4).
+
+Starts `kdojo serve --no-worker` (uvicorn, one process) on 127.0.0.1 with a
+fresh SQLite database, then, from this second process, runs N asyncio clients
+(a minimal keep-alive HTTP/1.1 client, one connection each) against one lesson page. Each client is a learner:
+it loads the page, then "reads" for a think time drawn uniformly from
+[0, 2 * think_s], so the offered load is about clients / think_s requests per
+second. `--think-s 0` turns it into a closed loop that measures saturation.
+Bounded in count and time; loopback only.
+
+    .venv/bin/python bench/web_load.py                       # 200 clients, think 1 s, 60 s
+    .venv/bin/python bench/web_load.py --think-s 0 --duration-s 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+MAX_REQUESTS = 200_000  # hard bound whatever the duration
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(lessons_dir: Path, tmp: Path, port: int) -> subprocess.Popen:
+    env = {**os.environ, "KDOJO_ENVIRONMENT": "test", "KDOJO_LESSONS_DIR": str(lessons_dir),
+           "KDOJO_DATABASE_URL": f"sqlite:///{tmp / 'kdojo.sqlite3'}", "KDOJO_QUEUE_PATH": str(tmp / "q.sqlite3"),
+           "KDOJO_SECRET_KEY": "web-load-bench-" + "z" * 32}
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--no-worker", "--host", "127.0.0.1",
+                             "--port", str(port)], cwd=REPO_ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=(tmp / "server.log").open("w"))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited: {(tmp / 'server.log').read_text()[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/", timeout=2).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("server did not start in 60 s")
+
+
+class Connection:
+    """A minimal HTTP/1.1 keep-alive GET client on asyncio streams: the load
+    generator shares the 2 cores with the server, so it must cost little."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, path: str) -> int:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode())
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        body = await self.reader.readexactly(length)
+        if not body.rstrip().endswith(b"</html>") and path.startswith("/lessons/"):
+            raise ValueError("truncated page")
+        return status
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            await self.writer.wait_closed()
+            self.writer = None
+
+
+async def client(host: str, port: int, path: str, stop_at: float, think_s: float,
+                 latencies_ms: list[float], errors: list[str]) -> None:
+    conn = Connection(host, port)
+    await asyncio.sleep(random.uniform(0, max(think_s, 0.05)))  # do not all start in one instant
+    while time.monotonic() < stop_at and len(latencies_ms) + len(errors) < MAX_REQUESTS:
+        t0 = time.perf_counter()
+        try:
+            status = await asyncio.wait_for(conn.get(path), timeout=10.0)
+            if status != 200:
+                errors.append(f"HTTP {status}")
+            else:
+                latencies_ms.append((time.perf_counter() - t0) * 1000)
+        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.TimeoutError) as exc:
+            errors.append(type(exc).__name__)
+            await conn.close()
+        if think_s > 0:
+            await asyncio.sleep(random.uniform(0, 2 * think_s))
+    await conn.close()
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+async def run(base: str, path: str, clients: int, duration_s: float, think_s: float
+              ) -> tuple[list[float], list[str], float]:
+    url = httpx.URL(base)
+    latencies_ms: list[float] = []
+    errors: list[str] = []
+    t0 = time.monotonic()
+    await asyncio.gather(*(client(url.host, url.port or 80, path, t0 + duration_s, think_s, latencies_ms, errors)
+                           for _ in range(clients)))
+    return latencies_ms, errors, time.monotonic() - t0
+
+
+def main() -> int:
+    try:  # the load generator shares the cores with the server: use the cheaper loop if present
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    except ImportError:
+        pass
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--duration-s", type=float, default=60.0)
+    parser.add_argument("--think-s", type=float, default=1.0, help="mean think time per client (0: closed loop)")
+    parser.add_argument("--path", default=None, help="page to load (default: the first lesson)")
+    parser.add_argument("--lessons-dir", type=Path, default=REPO_ROOT / "tests" / "fixtures" / "lessons")
+    parser.add_argument("--url", help="benchmark an already running server at this base URL instead")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = None
+        base = args.url
+        if base is None:
+            port = free_port()
+            proc = start_server(args.lessons_dir, Path(tmp), port)
+            base = f"http://127.0.0.1:{port}"
+        try:
+            path = args.path or "/lessons/" + first_lesson(args.lessons_dir)
+            for _ in range(20):  # warm caches (templates, rendered Markdown)
+                httpx.get(base + path, timeout=10).raise_for_status()
+            load_before = os.getloadavg()[0]
+            lat, errors, elapsed_s = asyncio.run(run(base, path, args.clients, args.duration_s, args.think_s))
+        finally:
+            if proc is not None:
+                stop(proc)
+    report(path, args, lat, errors, elapsed_s)
+    print(f"1-minute load average before the run {load_before:.2f} (other work on this machine shares its cores)")
+    return 0 if not errors else 1
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:  # keep-alive connections can hold a graceful shutdown
+        proc.kill()
+        proc.wait()
+
+
+def first_lesson(lessons_dir: Path) -> str:
+    from app.content import load_catalog
+
+    return next(iter(load_catalog(lessons_dir).lessons))
+
+
+def report(path: str, args: argparse.Namespace, lat: list[float], errors: list[str], elapsed_s: float) -> None:
+    lat.sort()
+    print(f"page {path}  clients {args.clients}  think {args.think_s} s  duration {elapsed_s:.1f} s  cpus {os.cpu_count()}")
+    print(f"requests {len(lat)}  errors {len(errors)}  throughput {len(lat) / elapsed_s:.1f} req/s")
+    if lat:
+        print(f"latency ms: p50 {percentile(lat, 0.50):.1f}  p90 {percentile(lat, 0.90):.1f}  "
+              f"p99 {percentile(lat, 0.99):.1f}  max {lat[-1]:.1f}  mean {statistics.fmean(lat):.1f}")
+    if errors:
+        print("errors:", ", ".join(sorted(set(errors))[:5]))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

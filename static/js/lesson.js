@@ -1,0 +1,208 @@
+// The lesson page: tabs, KaTeX, hints, the editor, Run/Submit over the API with
+// live stages over SSE, the reference after a pass, comments and problem reports.
+(function () {
+  "use strict";
+  const K = window.KDojo;
+  const S = K.S;
+  let lastSubmissionId = null;
+
+  function setupTabs(root) {
+    root.querySelectorAll("[data-tabs]").forEach((group) => {
+      const tabs = group.querySelectorAll('[role="tab"]');
+      tabs.forEach((tab) => tab.addEventListener("click", () => {
+        tabs.forEach((other) => {
+          const selected = other === tab;
+          other.setAttribute("aria-selected", String(selected));
+          document.getElementById(other.getAttribute("aria-controls")).hidden = !selected;
+        });
+      }));
+    });
+  }
+
+  function renderMath() {
+    if (!window.renderMathInElement) return;
+    document.querySelectorAll(".prose").forEach((node) => window.renderMathInElement(node, {
+      delimiters: [{ left: "\\[", right: "\\]", display: true }, { left: "\\(", right: "\\)", display: false }],
+      throwOnError: false,
+    }));
+  }
+
+  function setupHints(section) {
+    const box = section.querySelector(".hints");
+    if (!box) return;
+    const button = box.querySelector(".show-hint");
+    const hints = Array.from(box.querySelectorAll(".hint"));
+    button.addEventListener("click", () => {
+      const next = hints.find((h) => h.hidden);
+      if (next) next.hidden = false;
+      const shown = hints.filter((h) => !h.hidden).length;
+      if (shown >= hints.length) { button.hidden = true; box.querySelector(".hints-done").hidden = false; }
+      else button.textContent = K.fmt(button.dataset.label, { n: shown + 1 });
+    });
+  }
+
+  class ExerciseUI {
+    constructor(section) {
+      this.section = section;
+      this.id = section.dataset.exerciseId;
+      this.xp = Number(section.dataset.xp) || 0;
+      this.panel = new window.KDojoResults.Panel(section.querySelector(".results"));
+      this.draftKey = "kdojo.draft." + this.id;
+      const textarea = section.querySelector("textarea.source");
+      this.starter = textarea.defaultValue;
+      this.view = null;
+      if (window.KDojoEditor) {
+        const host = section.querySelector(".editor");
+        host.hidden = false;
+        textarea.hidden = true;
+        const doc = localStorage.getItem(this.draftKey) || this.starter;
+        this.view = window.KDojoEditor.create(host, doc, {
+          onSubmit: () => this.send("submit"), onRun: () => this.send("run"),
+        });
+        host.addEventListener("keyup", () => localStorage.setItem(this.draftKey, this.source()));
+      } else {
+        this.textarea = textarea;
+        textarea.addEventListener("keydown", (e) => {
+          if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); this.send(e.shiftKey ? "run" : "submit"); }
+        });
+      }
+      section.querySelectorAll("button[data-mode]").forEach((b) => b.addEventListener("click", () => this.send(b.dataset.mode)));
+      section.querySelector(".reset").addEventListener("click", () => this.setSource(this.starter));
+      setupHints(section);
+      this.loadAttempts();
+    }
+
+    source() { return this.view ? window.KDojoEditor.getText(this.view) : this.section.querySelector("textarea.source").value; }
+    setSource(text) {
+      if (this.view) window.KDojoEditor.setText(this.view, text); else this.section.querySelector("textarea.source").value = text;
+      localStorage.removeItem(this.draftKey);
+    }
+
+    busy(yes) { this.section.querySelectorAll("button[data-mode]").forEach((b) => { b.disabled = yes; }); }
+
+    async send(mode) {
+      if (this.running) return;
+      this.running = true;
+      this.busy(true);
+      this.panel.reset();
+      try {
+        const created = await K.api("POST", "/api/submissions", { exercise_id: this.id, source: this.source(), mode });
+        lastSubmissionId = created.id;
+        this.panel.stage("queued", { position: created.position });
+        await this.follow(created.id);
+      } catch (e) {
+        this.panel.root.dataset.state = "error";
+        const v = this.panel.parts.verdict;
+        v.hidden = false;
+        v.className = "verdict verdict-error";
+        v.textContent = e.status ? e.message : S.network_error;
+      } finally {
+        this.running = false;
+        this.busy(false);
+      }
+    }
+
+    // Stages arrive over SSE; EventSource resumes with Last-Event-ID by itself.
+    follow(id) {
+      return new Promise((resolve) => {
+        const source = new EventSource(`/api/submissions/${id}/events`);
+        for (const kind of ["queued", "compiling", "testing", "benchmarking"]) {
+          source.addEventListener(kind, (e) => this.panel.stage(kind, JSON.parse(e.data || "{}")));
+        }
+        source.addEventListener("done", async () => {
+          source.close();
+          this.panel.stage("done", {});
+          await this.finish(id);
+          resolve();
+        });
+      });
+    }
+
+    async finish(id) {
+      const sub = await K.api("GET", `/api/submissions/${id}`);
+      this.panel.final(sub, this.view);
+      if (sub.verdict === "accepted") {
+        if (sub.mode === "submit" && !K.page.signedIn) K.recordLocalPass(this.id, this.xp);
+        await this.revealReference(id);
+      }
+      await K.refresh();
+      await this.loadAttempts();
+      this.section.dispatchEvent(new CustomEvent("kdojo:verdict", { bubbles: true, detail: sub }));
+    }
+
+    async revealReference(id) {
+      const details = this.section.querySelector("details.reference");
+      const res = await fetch(`/exercises/${encodeURIComponent(this.id)}/reference?submission=${id}`, { credentials: "same-origin" });
+      if (!res.ok) return;
+      details.querySelector(".reference-body").innerHTML = await res.text();
+      details.hidden = false;
+      const locked = this.section.querySelector(".reference-locked");
+      if (locked) locked.hidden = true;
+    }
+
+    async loadAttempts() {
+      try { this.panel.attempts(await K.api("GET", `/api/exercises/${encodeURIComponent(this.id)}/attempts`)); }
+      catch (e) { /* no attempts to show */ }
+    }
+  }
+
+  function nearestAnchor() {
+    const headings = Array.from(document.querySelectorAll(".lesson-body [id]"));
+    let best = "";
+    for (const h of headings) if (h.getBoundingClientRect().top < 120) best = h.id;
+    return location.hash ? location.hash.slice(1) : best;
+  }
+
+  function setupReport() {
+    const form = document.querySelector(".report-form");
+    if (!form) return;
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const status = form.querySelector(".report-status");
+      try {
+        await K.api("POST", "/api/bug-reports", {
+          lesson_id: form.dataset.lessonId, anchor: nearestAnchor(), submission_id: lastSubmissionId,
+          message: form.elements.message.value,
+        });
+        form.elements.message.value = "";
+        status.textContent = S.sent;
+      } catch (err) { status.textContent = err.message || S.network_error; }
+    });
+  }
+
+  function setupComments() {
+    const form = document.querySelector(".comment-form");
+    if (!form) return;
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const status = form.querySelector(".comment-status");
+      const parent = form.elements.parent_id.value;
+      try {
+        await K.api("POST", `/api/lessons/${encodeURIComponent(form.dataset.lessonId)}/comments`,
+          { body: form.elements.body.value, parent_id: parent ? Number(parent) : null });
+        form.elements.body.value = "";
+        form.elements.parent_id.value = "";
+        status.textContent = "";
+        document.body.dispatchEvent(new CustomEvent("kdojo:comments-changed"));
+      } catch (err) { status.textContent = err.message || S.network_error; }
+    });
+    document.getElementById("comments").addEventListener("click", (e) => {
+      const button = e.target.closest("button.reply");
+      if (!button) return;
+      form.elements.parent_id.value = button.dataset.commentId;
+      form.elements.body.focus();
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    try {
+      setupTabs(document);
+      renderMath();
+      document.querySelectorAll(".exercise[data-exercise-id]").forEach((s) => { s.kdojo = new ExerciseUI(s); });
+      setupReport();
+      setupComments();
+    } finally {
+      document.body.dataset.lessonReady = "1";
+    }
+  });
+})();

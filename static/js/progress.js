@@ -1,0 +1,150 @@
+// Learner progress in the browser: the learner bar, local progress for
+// anonymous learners (localStorage), and merging it into the account at sign-in.
+(function () {
+  "use strict";
+  const KEY = "kdojo.progress.v1";
+  const page = JSON.parse(document.getElementById("page-data").textContent);
+  const S = page.strings;
+
+  function fmt(template, values) {
+    return String(template || "").replace(/\{(\w+)(?::0?(\d+)d)?\}/g, (m, name, width) => {
+      if (!(name in values)) return m;
+      const v = String(values[name]);
+      return width ? v.padStart(Number(width), "0") : v;
+    });
+  }
+
+  function csrf() {
+    const meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.content : "";
+  }
+
+  async function api(method, url, body) {
+    const init = { method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
+    if (method !== "GET") init.headers["X-CSRF-Token"] = csrf();
+    if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+    const res = await fetch(url, init);
+    let data = null;
+    try { data = await res.json(); } catch (e) { data = null; }
+    if (!res.ok) {
+      const err = new Error((data && data.detail) || res.statusText);
+      err.status = res.status;
+      throw err;
+    }
+    return data;
+  }
+
+  function loadLocal() {
+    try {
+      const v = JSON.parse(localStorage.getItem(KEY) || "{}");
+      return { exercises: v.exercises || {}, lessons: v.lessons || [] };
+    } catch (e) { return { exercises: {}, lessons: [] }; }
+  }
+  function saveLocal(p) { localStorage.setItem(KEY, JSON.stringify(p)); }
+
+  // The same arithmetic as app.services.progress.learner_summary, over local data.
+  function summaryFromLocal(local) {
+    let xp = 0;
+    for (const id in local.exercises) xp += Number(local.exercises[id]) || 0;
+    const done = [];
+    for (const [id, lesson] of Object.entries(page.lessons)) {
+      const all = lesson.exercises.length > 0 && lesson.exercises.every((e) => e in local.exercises);
+      if (all || local.lessons.includes(id)) { done.push(id); xp += lesson.xp || 0; }
+    }
+    const total = Object.keys(page.lessons).length;
+    return Object.assign(levelInfo(xp), {
+      xp, lessons_done: done.length, lessons_total: total,
+      achievements_done: 0, achievements_total: page.achievementsTotal,
+      pct_complete: total ? Math.floor((100 * done.length) / total) : 0,
+      completed_exercise_ids: Object.keys(local.exercises), completed_lesson_ids: done,
+    });
+  }
+
+  function levelInfo(xp) {
+    let level = page.levels[0], next = null;
+    for (let i = 0; i < page.levels.length; i++) {
+      if (page.levels[i].min_xp <= xp) { level = page.levels[i]; next = page.levels[i + 1] || null; }
+    }
+    return {
+      level: level.number, level_title: level.title_en, level_title_ko: level.title_ko,
+      xp_in_level: xp - level.min_xp, level_span_xp: next ? next.min_xp - level.min_xp : 0,
+      xp_to_next: next ? next.min_xp - xp : 0, next_level_xp: next ? next.min_xp : null,
+    };
+  }
+
+  function setText(id, text) { const el = document.getElementById(id); if (el) el.textContent = text; }
+
+  function renderBar(s) {
+    setText("bar-level", fmt(S["bar.level"], { level: s.level }));
+    setText("bar-title", page.lang === "ko" ? s.level_title_ko : s.level_title);
+    setText("bar-xp", fmt(S["bar.xp"], { xp: s.xp }));
+    const xpEl = document.getElementById("bar-xp");
+    if (xpEl) xpEl.dataset.xp = String(s.xp);
+    setText("bar-lessons", fmt(S["bar.lessons"], { done: s.lessons_done, total: s.lessons_total }));
+    setText("bar-achievements", fmt(S["bar.achievements"], { done: s.achievements_done, total: s.achievements_total }));
+    setText("bar-to-next", fmt(S["bar.to_next"], { have: s.xp_in_level, need: s.level_span_xp }));
+    setText("bar-to-go", fmt(S["bar.to_go"], { n: s.xp_to_next }));
+    setText("bar-complete", fmt(S["bar.complete"], { pct: s.pct_complete }));
+    const fill = document.getElementById("bar-fill");
+    if (fill) fill.style.width = (100 * s.xp_in_level / (s.level_span_xp || 1)).toFixed(1) + "%";
+    markCatalog(s);
+    markSolved(s.completed_exercise_ids || []);
+  }
+
+  function markCatalog(s) {
+    const doneEx = new Set(s.completed_exercise_ids || []);
+    const doneLessons = new Set(s.completed_lesson_ids || []);
+    document.querySelectorAll(".lesson-card[data-lesson-id]").forEach((card) => {
+      const id = card.dataset.lessonId;
+      const lesson = page.lessons[id];
+      let state = "not_started";
+      if (doneLessons.has(id)) state = "done";
+      else if (lesson && lesson.exercises.some((e) => doneEx.has(e))) state = "in_progress";
+      card.className = card.className.replace(/state-\S+/, "state-" + state);
+      const label = card.querySelector(".lesson-state");
+      if (label) { label.dataset.state = state; label.textContent = S["catalog." + state] || state; }
+    });
+  }
+
+  function markSolved(ids) {
+    ids.forEach((id) => {
+      const badge = document.querySelector(`.exercise[data-exercise-id="${CSS.escape(id)}"] .badge.solved`);
+      if (badge) badge.hidden = false;
+    });
+  }
+
+  async function refresh() {
+    if (page.signedIn) {
+      try { renderBar(await api("GET", "/api/me/progress")); } catch (e) { /* keep the server-rendered bar */ }
+    } else {
+      renderBar(summaryFromLocal(loadLocal()));
+    }
+  }
+
+  // A pass while signed out is remembered here until the learner signs in.
+  function recordLocalPass(exerciseId, xp) {
+    const local = loadLocal();
+    if (!(exerciseId in local.exercises)) local.exercises[exerciseId] = xp;
+    saveLocal(local);
+  }
+
+  async function mergeIfSignedIn() {
+    const local = loadLocal();
+    const exerciseIds = Object.keys(local.exercises);
+    if (!page.signedIn || (exerciseIds.length === 0 && local.lessons.length === 0)) return false;
+    await api("POST", "/api/progress/merge", { exercise_ids: exerciseIds, lesson_ids: local.lessons });
+    localStorage.removeItem(KEY);
+    return true;
+  }
+
+  window.KDojo = { page, S, fmt, api, csrf, refresh, recordLocalPass, summaryFromLocal, loadLocal };
+
+  document.addEventListener("DOMContentLoaded", async () => {
+    try {
+      try { await mergeIfSignedIn(); } catch (e) { console.warn("progress merge failed:", e.message); }
+      if (!page.signedIn || document.getElementById("learner-bar")) await refresh();
+    } finally {
+      document.body.dataset.progressReady = "1";  // tests and scripts wait on this, even after an error
+    }
+  });
+})();

@@ -1,0 +1,171 @@
+// The results panel: live stages, per-test results, compile errors, diagnostics,
+// benchmark bars (learner vs naive vs framework vs hardware limit) and attempts.
+(function () {
+  "use strict";
+  const K = window.KDojo;
+  const S = K.S;
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") node.className = v; else if (k === "text") node.textContent = v; else node.setAttribute(k, v);
+    }
+    for (const c of children) if (c != null) node.append(c);
+    return node;
+  }
+
+  function show(node, yes) { node.hidden = !yes; return node; }
+
+  class Panel {
+    constructor(root) {
+      this.root = root;
+      this.parts = {};
+      for (const name of ["results-idle", "stages", "verdict", "compile-errors", "tests", "diagnostics", "bench", "attempts"]) {
+        this.parts[name] = root.querySelector("." + name);
+      }
+    }
+
+    reset() {
+      show(this.parts["results-idle"], false);
+      for (const name of ["verdict", "compile-errors", "tests", "diagnostics", "bench"]) {
+        this.parts[name].replaceChildren(); show(this.parts[name], false);
+      }
+      this.parts.stages.replaceChildren(); show(this.parts.stages, true);
+      this.root.dataset.state = "running";
+    }
+
+    stage(kind, data) {
+      const list = this.parts.stages;
+      let text;
+      if (kind === "queued") text = data && data.position ? K.fmt(S.queued_pos, data) : S.queued;
+      // The judge counts from 0; learners count from 1.
+      else if (kind === "testing") text = K.fmt(S.testing, { index: data.index + 1, total: data.total });
+      else if (kind === "benchmarking") text = K.fmt(S.benchmarking, { index: data.index + 1, total: data.total });
+      else text = S[kind] || kind;
+      let item = list.querySelector(`[data-stage="${kind}"]`);
+      if (!item) {
+        list.querySelectorAll("li").forEach((li) => li.classList.replace("active", "finished"));
+        item = el("li", { "data-stage": kind, class: "active" });
+        list.append(item);
+      }
+      item.textContent = text;
+      if (kind === "testing" && data && data.test) this.testRow(data.test);
+      if (kind === "done") item.classList.replace("active", "finished");
+    }
+
+    testRow(test) {
+      const list = show(this.parts.tests, true);
+      const ok = test.status === "pass";
+      const row = el("li", { class: "test " + (ok ? "pass" : "fail"), "data-status": test.status },
+        el("span", { class: "test-status", text: S[test.status] || test.status }),
+        el("span", { class: "test-name", text: test.name }));
+      if (test.message) row.append(el("pre", { class: "test-message", text: test.message }));
+      if (test.output) row.append(el("details", {}, el("summary", { text: S.output }), el("pre", { text: test.output })));
+      const existing = Array.from(list.children).find((li) => li.dataset.name === test.name);
+      row.dataset.name = test.name;
+      if (existing) existing.replaceWith(row); else list.append(row);
+    }
+
+    // The stored v1 document, once the verdict is in.
+    final(sub, editorView) {
+      const result = sub.result || {};
+      const verdict = sub.verdict || result.verdict || "internal_error";
+      this.root.dataset.state = "done";
+      this.root.dataset.verdict = verdict;
+      const v = show(this.parts.verdict, true);
+      v.className = "verdict verdict-" + verdict;
+      v.replaceChildren(el("strong", { class: "verdict-name", text: S["verdict." + verdict] || verdict }));
+      if (result.message) v.append(el("span", { class: "verdict-message", text: " — " + result.message }));
+      if (sub.xp_awarded) v.append(el("span", { class: "xp-awarded", text: " " + K.fmt(S.xp_awarded, { xp: sub.xp_awarded }) }));
+      const titles = K.page.achievementTitles || {};
+      for (const a of sub.achievements || []) v.append(el("p", { class: "achievement", text: K.fmt(S.achievement, { name: titles[a] || a }) }));
+      this.parts.tests.replaceChildren();
+      for (const test of result.tests || []) this.testRow(test);
+      this.compileErrors(result.compile, editorView);
+      this.diagnostics(result.diagnostics || []);
+      this.bench(result);
+    }
+
+    compileErrors(compile, editorView) {
+      const diags = (compile && compile.diagnostics) || [];
+      if (editorView && window.KDojoEditor) window.KDojoEditor.showDiagnostics(editorView, diags);
+      if (!compile || (compile.ok && !diags.length)) return;
+      const box = show(this.parts["compile-errors"], true);
+      box.replaceChildren(el("h4", { text: S.compile_errors }));
+      const list = el("ul");
+      for (const d of diags) {
+        list.append(el("li", { class: "diag " + (d.severity || "error") },
+          el("span", { class: "diag-line", text: K.fmt(S.line, { line: d.line }) + (d.column ? ":" + d.column : "") }),
+          " ", el("span", { text: d.message })));
+      }
+      box.append(list);
+      if (compile.log) box.append(el("details", {}, el("summary", { text: "log" }), el("pre", { text: compile.log })));
+    }
+
+    diagnostics(items) {
+      if (!items.length) return;
+      const box = show(this.parts.diagnostics, true);
+      box.replaceChildren(el("h4", { text: S.diagnostics }));
+      const list = el("ul");
+      for (const d of items) list.append(el("li", { class: "diag " + (d.kind || "") },
+        el("span", { class: "diag-kind", text: d.kind || "" }), d.line ? " " + K.fmt(S.line, { line: d.line }) + ": " : ": ",
+        el("span", { text: d.message || "" })));
+      box.append(list);
+    }
+
+    bench(result) {
+      const box = this.parts.bench;
+      if (result.timings_note || result.backend === "emu") {
+        show(box, true).replaceChildren(el("p", { class: "no-timings", text: S.no_timings }));
+        return;
+      }
+      const bench = result.benchmark;
+      if (!bench || !bench.sizes || !bench.sizes.length) return;
+      show(box, true).replaceChildren(el("h4", { text: S.benchmark + (result.device ? " — " + result.device.name : "") }));
+      for (const size of bench.sizes) box.append(this.benchChart(size, bench.peak_gbps));
+    }
+
+    benchChart(size, peakGbps) {
+      const rows = [[S.yours, size.ms, "yours"]];
+      const base = size.baselines || {};
+      if (base.naive != null) rows.push([S.naive, base.naive, "naive"]);
+      if (base.framework != null) rows.push([S.framework, base.framework, "framework"]);
+      if (size.gbps && peakGbps) rows.push([S.limit, size.ms * size.gbps / peakGbps, "limit"]);
+      const longest = Math.max(...rows.map((r) => r[1]));
+      const fig = el("figure", { class: "bench-size" },
+        el("figcaption", {}, el("strong", { text: size.label || ("n=" + size.n) }),
+          size.gbps ? " · " + size.gbps.toFixed(0) + " GB/s · " + K.fmt(S.pct_of_peak, { pct: (size.pct_of_peak || 0).toFixed(1) }) : ""));
+      for (const [label, ms, kind] of rows) {
+        // Log scale: a naive baseline can be 1000x slower than the rest.
+        const width = Math.max(2, 100 * Math.log1p(ms * 1000) / Math.log1p(longest * 1000));
+        fig.append(el("div", { class: "bench-row " + kind },
+          el("span", { class: "bench-label", text: label }),
+          el("span", { class: "bench-bar", style: `width:${width.toFixed(1)}%` }),
+          el("span", { class: "bench-ms", text: ms.toPrecision(3) + " ms" })));
+      }
+      return fig;
+    }
+
+    attempts(payload) {
+      const rows = Array.isArray(payload) ? payload : (payload && payload.attempts) || [];
+      const box = this.parts.attempts;
+      const chart = box.querySelector(".attempts-chart");
+      if (!rows || !rows.length) return;
+      show(box, true);
+      chart.replaceChildren();
+      const ordered = rows.slice().reverse();
+      const list = el("ol", { class: "attempt-list" });
+      ordered.forEach((r, i) => list.append(el("li", { class: "verdict-" + (r.verdict || r.status) },
+        K.fmt(S.attempt, { n: i + 1 }) + " · " + r.mode + " · " + (r.verdict || r.status) + (r.geomean_ms ? " · " + r.geomean_ms.toPrecision(3) + " ms" : ""))));
+      const timed = ordered.map((r, i) => [i + 1, r.geomean_ms]).filter((p) => p[1]);
+      if (timed.length >= 2 && window.uPlot) {
+        const opts = { width: Math.min(chart.clientWidth || 480, 640), height: 180, scales: { x: { time: false } },
+          series: [{ label: "#" }, { label: "ms", stroke: "#4b7bec", points: { show: true } }] };
+        new window.uPlot(opts, [timed.map((p) => p[0]), timed.map((p) => p[1])], chart);
+      }
+      chart.append(list);
+    }
+  }
+
+  window.KDojoResults = { Panel };
+})();
