@@ -1,0 +1,292 @@
+"""Reference kernels against their baselines and the hardware, on a CUDA GPU.
+
+For every exercise named (default: all with a benchmark section) this script
+1. judges reference.cu, the starter and every solutions/{correct,wrong}/*.cu on
+   the exercise's test cases (the judge's own comparison rule, guard bands,
+   unchanged inputs) and reports any verdict that is not the expected one;
+2. times reference.cu, the naive baseline and the framework baseline at every
+   benchmark case with CUDA events, the L2 flushed (256 MiB written) before each
+   timed call, median of --reps calls; prints GB/s and % of device-to-device
+   copy bandwidth (byte model) or TFLOP/s (flop model), speed-ups, and for the
+   GEMMs cuBLAS alone (cupy.matmul) and PyTorch where installed.
+
+Run on the GPU machine from the repository root:
+    python bench/reference_kernels.py                       # everything
+    python bench/reference_kernels.py row-reductions.softmax --no-judge --reps 50
+Needs numpy and cupy (torch optional). Numbers go to docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kernels.catalog import load_catalog  # noqa: E402
+from kernels.check import compare  # noqa: E402
+from kernels.constants import read_constants  # noqa: E402
+from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches  # noqa: E402
+
+GUARD = 64  # elements each side of every buffer: 256 bytes keeps payloads 16-byte aligned
+CTYPE_NP = {"int": np.int32, "unsigned int": np.uint32, "long long": np.int64, "float": np.float32,
+            "double": np.float64, "size_t": np.uint64}
+
+
+def toolkit_includes() -> list[str]:
+    """The CUDA toolkit's include folder: the pip NVRTC headers lack crt/mma.h, which <mma.h> needs."""
+    import shutil
+
+    nvcc = shutil.which("nvcc")
+    candidates = [Path(nvcc).resolve().parents[1] / "include"] if nvcc else []
+    candidates.append(Path("/usr/local/cuda/include"))
+    return [str(p) for p in candidates if (p / "crt" / "mma.h").exists()][:1]
+
+
+def compile_module(cp, source: str, exercise, kernel_names: list[str]):
+    values, defined, _ = read_constants(source, exercise)
+    options = ["-std=c++17", "-lineinfo"] + [f"-D{k}={v}" for k, v in values.items() if k not in defined]
+    options += [f"-I{d}" for d in toolkit_includes()]
+    module = cp.RawModule(code=source, options=tuple(options))
+    return module, values, {name: module.get_function(name) for name in kernel_names}
+
+
+def launch_all(cp, functions, launches, arrays) -> None:
+    for launch in launches:
+        args = []
+        for arg in launch.args:
+            if arg.buffer is not None:
+                args.append(arrays[arg.buffer])
+            else:
+                args.append(CTYPE_NP.get(arg.ctype, np.float32)(arg.value))
+        functions[launch.kernel](launch.grid, launch.block, tuple(args), shared_mem=launch.shared_bytes)
+
+
+def guarded(cp, host: np.ndarray | None, shape, dtype: str, role: str, init: str):
+    """Device buffer = guard | payload | guard; returns (whole, payload view)."""
+    np_dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) if shape else 1
+    whole = cp.full(size + 2 * GUARD, 7.0 if np_dtype.kind == "f" else 7, dtype=np_dtype)
+    payload = whole[GUARD:GUARD + size]
+    if host is not None:
+        payload[...] = cp.asarray(host.reshape(-1))
+    elif init == "zeros":
+        payload[...] = 0
+    elif np_dtype.kind == "f":
+        payload[...] = np.nan  # sentinel: never-written elements show up as NaN
+    return whole, payload
+
+
+def judge_source(cp, exercise, ref, source: str, seed: int) -> list[str]:
+    """Failures of one source over the test cases; [] means accepted."""
+    try:
+        module, constants, functions = compile_module(cp, source, exercise, [k.name for k in exercise.kernels])
+    except Exception as error:  # compile errors count as "not accepted"
+        return [f"compile: {str(error).splitlines()[0][:120]}"]
+    failures = []
+    for index, case in enumerate(exercise.tests):
+        env = env_for(case, constants)
+        cdict = case_dict(case, constants)
+        rng = np.random.default_rng([seed, index])
+        inputs = ref.generate(cdict, rng)
+        shapes = buffer_shapes(exercise, env)
+        wholes, arrays = {}, {}
+        for b in exercise.buffers:
+            wholes[b.name], arrays[b.name] = guarded(cp, inputs.get(b.name), shapes[b.name], b.dtype, b.role, b.init)
+        try:
+            launch_all(cp, functions, resolve_launches(exercise.launches, env), arrays)
+            cp.cuda.Device().synchronize()
+        except Exception as error:
+            return failures + [f"{case.label}: runtime {str(error)[:100]}"]
+        want = ref.reference(inputs, cdict)
+        scale = ref.error_scale(inputs, cdict) if hasattr(ref, "error_scale") else {}
+        for b in exercise.buffers:
+            whole = cp.asnumpy(wholes[b.name])
+            if not (np.all(whole[:GUARD] == 7) and np.all(whole[-GUARD:] == 7)):
+                failures.append(f"{case.label}: guard of {b.name} overwritten")
+            payload = whole[GUARD:-GUARD].reshape(shapes[b.name])
+            if b.role == "in" and not np.array_equal(payload, inputs[b.name].reshape(shapes[b.name])):
+                failures.append(f"{case.label}: input {b.name} modified")
+            if b.role in ("out", "inout"):
+                msg = compare(b.name, payload, want[b.name], b.dtype, exercise.rtol, exercise.atol,
+                              scale.get(b.name, 1.0))
+                if msg:
+                    failures.append(f"{case.label}: {msg}")
+    return failures
+
+
+def judge_exercise(cp, exercise, seed: int) -> list[str]:
+    """One line per source whose verdict differs from what its folder promises."""
+    ref = load_reference(exercise)
+    folder = exercise.folder
+    expectations = [(folder / "reference.cu", True), (folder / "starter.cu", False)]
+    expectations += [(p, True) for p in sorted((folder / "solutions/correct").glob("*.cu"))]
+    expectations += [(p, False) for p in sorted((folder / "solutions/wrong").glob("*.cu"))]
+    lines = []
+    for path, should_pass in expectations:
+        failures = judge_source(cp, exercise, ref, path.read_text(), seed)
+        ok = (not failures) == should_pass
+        name = path.relative_to(folder)
+        detail = "accepted" if not failures else f"rejected ({len(failures)}): {failures[0]}"
+        lines.append(f"  {'ok ' if ok else 'BAD'} {str(name):50s} {detail[:150]}")
+    return lines
+
+
+class Timer:
+    def __init__(self, cp, reps: int):
+        self.cp, self.reps = cp, reps
+        self.flush = cp.empty(64 * 1024 * 1024, dtype=cp.float32)  # 256 MiB > 2x the 50 MB L2
+
+    def median_ms(self, fn) -> float:
+        cp = self.cp
+        for _ in range(3):
+            fn()
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        times = []
+        deadline = time.monotonic() + 20.0
+        for i in range(self.reps):
+            self.flush.fill(float(i))
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, stop))
+            if time.monotonic() > deadline and len(times) >= 5:
+                break
+        return float(np.median(times))
+
+
+def copy_gbps(cp, timer: Timer) -> float:
+    src = cp.ones(1 << 28, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    ms = timer.median_ms(lambda: dst.__setitem__(Ellipsis, src))
+    return 2 * src.nbytes / ms / 1e6
+
+
+def torch_baseline(exercise_id: str, arrays: dict, case: dict):
+    """A PyTorch version of the same operation (None where there is none or no torch)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    t = {k: torch.as_tensor(v, device="cuda") for k, v in arrays.items()}
+    if exercise_id == "row-reductions.softmax":
+        return lambda: torch.softmax(t["x"], dim=-1)
+    if exercise_id == "row-reductions.layernorm":
+        return lambda: torch.nn.functional.layer_norm(t["x"], (t["x"].shape[-1],), t["weight"], t["bias"], 1e-5)
+    if exercise_id.startswith("gemm-epilogue."):
+        n = int(case["N"])
+        bias = t["bias"][:n].to(t["A"].dtype)
+        return lambda: torch.nn.functional.gelu(torch.addmm(bias, t["A"], t["B"]), approximate="tanh")
+    return None
+
+
+def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int) -> list[str]:
+    ref = load_reference(exercise)
+    source = (exercise.folder / "reference.cu").read_text()
+    _, constants, functions = compile_module(cp, source, exercise, [k.name for k in exercise.kernels])
+    baselines = {b.name: b for b in exercise.benchmark.baselines}
+    rows = []
+    for index, case in enumerate(exercise.benchmark.cases):
+        env = env_for(case, constants)
+        cdict = case_dict(case, constants)
+        inputs = ref.generate(cdict, np.random.default_rng([seed, 1000 + index]))
+        shapes = buffer_shapes(exercise, env)
+        arrays = {b.name: (cp.asarray(inputs[b.name]) if b.name in inputs else cp.empty(shapes[b.name], dtype=b.dtype))
+                  for b in exercise.buffers}
+        launches = resolve_launches(exercise.launches, env)
+        ms = timer.median_ms(lambda: launch_all(cp, functions, launches, arrays))
+        cols = {"ref_ms": ms}
+        framework = getattr(ref, "framework", None)
+        if framework is not None:
+            got = framework(arrays, cdict)
+            for name, value in (got or {}).items():  # the reference kernel must agree with the framework
+                diff = float(cp.max(cp.abs(arrays[name].astype(cp.float64) - value.astype(cp.float64))))
+                size = float(cp.max(cp.abs(value.astype(cp.float64))))
+                cols["agree"] = f"{diff / max(size, 1e-30):.1e}"
+            cols["fw_ms"] = timer.median_ms(lambda: framework(arrays, cdict))
+        naive = baselines.get("naive")
+        first_dim = int(case.env[exercise.dims[0]])
+        if naive is not None and (naive.max_n is None or first_dim <= naive.max_n):
+            nsrc = (exercise.folder / naive.source).read_text()
+            _, _, nfuncs = compile_module(cp, nsrc, exercise, [k.name for k in naive.kernels] or
+                                          [lau.kernel for lau in naive.launches])
+            nlaunches = resolve_launches(naive.launches, env)
+            cols["naive_ms"] = timer.median_ms(lambda: launch_all(cp, nfuncs, nlaunches, arrays))
+        torch_fn = torch_baseline(exercise.id, arrays, case.env)
+        if torch_fn is not None:
+            try:
+                cols["torch_ms"] = timer.median_ms(torch_fn)
+            except Exception as error:  # dtype combinations torch refuses: leave the column out
+                print(f"  torch baseline skipped: {str(error)[:80]}")
+        if exercise.id.startswith("gemm-epilogue."):
+            cols["cublas_ms"] = timer.median_ms(lambda: cp.matmul(arrays["A"], arrays["B"]))
+        rows.append(format_row(exercise, case, env, cols, peak_gbps))
+    return rows
+
+
+def format_row(exercise, case, env, cols: dict, peak_gbps: float) -> str:
+    ms = cols["ref_ms"]
+    parts = [f"{exercise.id:26s} {case.label:34s} ref {ms:9.4f} ms"]
+    if exercise.benchmark.bytes is not None:
+        gbps = exercise.benchmark.bytes.evaluate(env) / ms / 1e6
+        parts.append(f"{gbps:7.0f} GB/s {100 * gbps / peak_gbps:5.1f}% copy")
+    if exercise.benchmark.flops is not None:
+        tflops = exercise.benchmark.flops.evaluate(env) / ms / 1e9
+        parts.append(f"{tflops:6.1f} TFLOP/s")
+        if "cublas_ms" in cols:
+            parts.append(f"cuBLAS-only {cols['cublas_ms']:.4f} ms = {100 * cols['cublas_ms'] / ms:5.1f}% of it")
+    for key, label in (("fw_ms", "framework"), ("torch_ms", "torch"), ("naive_ms", "naive")):
+        if key in cols:
+            parts.append(f"{label} {cols[key]:.4f} ms (x{cols[key] / ms:.2f})")
+    if "agree" in cols:
+        parts.append(f"max rel diff vs framework {cols['agree']}")
+    return " | ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("exercises", nargs="*", help="exercise ids (default: every exercise with a benchmark)")
+    parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=20261122)
+    parser.add_argument("--no-judge", action="store_true", help="skip judging the solution sets")
+    parser.add_argument("--no-bench", action="store_true", help="skip the timings")
+    args = parser.parse_args(argv)
+    try:
+        import cupy as cp
+    except ImportError:
+        print("bench/reference_kernels.py: needs cupy and a CUDA GPU", file=sys.stderr)
+        return 2
+    catalog, errors = load_catalog(ROOT / "lessons")
+    for error in errors:
+        print(f"skipped: {error}", file=sys.stderr)
+    ids = args.exercises or [i for i, e in catalog.items() if e.benchmark is not None]
+    unknown = [i for i in ids if i not in catalog]
+    if unknown:
+        print(f"bench/reference_kernels.py: unknown exercise {unknown[0]!r}", file=sys.stderr)
+        return 2
+    device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(f"device: {device}; cupy {cp.__version__}")
+    if not args.no_judge:
+        for exercise_id in ids:
+            print(f"judge {exercise_id}")
+            print("\n".join(judge_exercise(cp, catalog[exercise_id], args.seed)), flush=True)
+    if not args.no_bench:
+        timer = Timer(cp, args.reps)
+        peak = copy_gbps(cp, timer)
+        print(f"device-to-device copy: {peak:.0f} GB/s (read + write, 1 GiB)")
+        for exercise_id in ids:
+            if catalog[exercise_id].benchmark is None:
+                continue
+            for row in bench_exercise(cp, catalog[exercise_id], timer, peak, args.seed):
+                print(row, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,33 @@
+// BUG: wrong variance: divides the squared deviations by cols - 1 (the
+// unbiased sample variance). LayerNorm, like PyTorch, uses the biased one:
+// divide by cols.
+#define MAX_THREADS 1024
+
+__device__ float tree_sum(float* red, float v) {
+    int t = threadIdx.x;
+    red[t] = v;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (t < stride) red[t] += red[t + stride];
+        __syncthreads();
+    }
+    float total = red[0];
+    __syncthreads();  // all threads have read red[0] before it is reused
+    return total;
+}
+
+extern "C" __global__ void layernorm(const float* x, const float* weight, const float* bias,
+                                     float* y, int rows, int cols, float eps) {
+    __shared__ float red[MAX_THREADS];
+    const float* xr = x + (size_t)blockIdx.x * cols;
+    float* yr = y + (size_t)blockIdx.x * cols;
+    float s = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) s += xr[c];
+    float mean = tree_sum(red, s) / cols;
+    float q = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) q += (xr[c] - mean) * (xr[c] - mean);
+    float var = tree_sum(red, q) / (cols > 1 ? cols - 1 : 1);
+    float rstd = rsqrtf(var + eps);
+    for (int c = threadIdx.x; c < cols; c += blockDim.x)
+        yr[c] = (xr[c] - mean) * rstd * weight[c] + bias[c];
+}
