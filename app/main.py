@@ -63,9 +63,18 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         worker = Worker(app.state.queue.huey, runtime, app.state.queue.enqueue, settings.worker_threads)
         worker.start()
     app.state.worker = worker
+    watcher = None
+    if settings.reload_lessons:  # development: reload lessons when their files change (issue #6)
+        from app.services.admin_content import LessonWatcher
+
+        watcher = LessonWatcher(app, settings.reload_lessons_interval_s)
+        watcher.start()
+    app.state.lesson_watcher = watcher
     try:
         yield
     finally:
+        if watcher is not None:
+            watcher.stop()
         if worker is not None:
             worker.stop()
         app.state.engine.dispose()
@@ -93,6 +102,9 @@ def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI
     from app.api import router as api_router
 
     app.include_router(api_router)
+    from app.admin import router as admin_router
+
+    app.include_router(admin_router)
     try:
         from app.pages import router as pages_router
     except ModuleNotFoundError as exc:  # the pages are the frontend's; the API works without them

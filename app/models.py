@@ -215,3 +215,79 @@ class AuthAttempt(Base):
     client_ip: Mapped[str] = mapped_column(String(64), index=True)
     email: Mapped[str] = mapped_column(String(320), default="")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)
+
+
+# --- Admin (issue #6): API tokens, audit log, grading history and overrides ---------------
+# Owned by the admin API (app/admin/, app/services/admin_*.py); migration 0002.
+
+TOKEN_SCOPES = ("grading:read", "grading:write", "users:admin", "content:admin")
+
+
+class ApiToken(Base):
+    """A bearer token for scripts. Only the SHA-256 of the token is stored; the
+    token itself is shown once, when it is created."""
+
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100), default="")
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))  # the first characters, to recognise it in lists
+    scopes: Mapped[list[str]] = mapped_column(JSON, default=list)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    last_used_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class AuditEntry(Base):
+    """One admin action: who (user, and through which credential), what, when, why."""
+
+    __tablename__ = "audit_log"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    actor_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    actor: Mapped[str] = mapped_column(String(320), default="")  # e-mail, or "cli"
+    via: Mapped[str] = mapped_column(String(32), default="")  # session | token:<id> | cli
+    action: Mapped[str] = mapped_column(String(64), index=True)
+    target_type: Mapped[str] = mapped_column(String(32), default="")
+    target_id: Mapped[str] = mapped_column(String(128), default="")
+    reason: Mapped[str] = mapped_column(Text, default="")
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)
+
+
+class SubmissionGrade(Base):
+    """A verdict a submission held before a regrade or an override replaced it:
+    the grading history (the current verdict stays on the submission row)."""
+
+    __tablename__ = "submission_grades"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    attempt: Mapped[int] = mapped_column(Integer)
+    verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    xp_awarded: Mapped[int] = mapped_column(Integer, default=0)
+    replaced_by: Mapped[str] = mapped_column(String(16))  # regrade | override
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class GradeOverride(Base):
+    """An admin's override of a submission's verdict and/or XP (the latest wins)."""
+
+    __tablename__ = "grade_overrides"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE"), index=True
+    )
+    verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    xp: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    reason: Mapped[str] = mapped_column(Text)
+    actor_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

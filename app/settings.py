@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     max_source_bytes: int = 65536
     sse_poll_s: float = 0.25
 
+    reload_lessons: bool = False  # development: a watcher reloads lessons when files change
+    reload_lessons_interval_s: float = 1.0
+
     @model_validator(mode="after")
     def _refuse_placeholder_secret(self) -> "Settings":
         # A guessable secret is only tolerable on a developer's own machine.

@@ -7,6 +7,7 @@ from starlette.responses import HTMLResponse
 
 from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, render
+from app.services.catalog_view import visible
 
 router = APIRouter()
 
@@ -31,8 +32,10 @@ def catalog_page(request: Request, session: SessionDep, user: CurrentUser, catal
             "lessons": [
                 {"lesson": lesson, "state": lesson_state(lesson, done_exercises, done_lessons)}
                 for lesson in track.lessons
+                if visible(lesson, user)
             ],
         }
         for track in catalog.tracks
+        if any(visible(lesson, user) for lesson in track.lessons)
     ]
     return render(request, "catalog.html", context)

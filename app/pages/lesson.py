@@ -11,6 +11,7 @@ from starlette.responses import HTMLResponse
 from app.content import Lesson, render_inline, render_markdown
 from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, not_found, render
+from app.services.catalog_view import visible
 
 router = APIRouter()
 
@@ -33,9 +34,9 @@ def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str]) -> di
     }
 
 
-def neighbours(catalog: Any, lesson: Lesson) -> tuple[Lesson | None, Lesson | None, int, int]:
+def neighbours(catalog: Any, lesson: Lesson, user: Any = None) -> tuple[Lesson | None, Lesson | None, int, int]:
     track = catalog.track_of(lesson)
-    lessons = list(track.lessons)
+    lessons = [other for other in track.lessons if other is lesson or visible(other, user)]
     i = lessons.index(lesson)
     prev_lesson = lessons[i - 1] if i > 0 else None
     next_lesson = lessons[i + 1] if i + 1 < len(lessons) else None
@@ -69,11 +70,11 @@ def lesson_page(
 ) -> HTMLResponse:
     lesson = catalog.lesson(lesson_id)
     context = base_context(request, session, user, catalog)
-    if lesson is None:
+    if lesson is None or not visible(lesson, user):  # a draft is not there for learners
         return not_found(request, context, f"There is no lesson {lesson_id!r}.")
     lang = context["lang"]
     solved = set(context["summary"].completed_exercise_ids)
-    prev_lesson, next_lesson, position, total = neighbours(catalog, lesson)
+    prev_lesson, next_lesson, position, total = neighbours(catalog, lesson, user)
     exercises = [exercise_view(lesson, i, lang, solved) for i in range(len(lesson.exercises))]
     context.update(
         lesson=lesson,

@@ -59,3 +59,16 @@ def _published(catalog: Any) -> Iterable[Any]:
     if isinstance(items, dict):
         items = items.values()
     return [lesson for lesson in items if getattr(lesson, "status", "published") == "published"]
+
+
+# Drafts (issue #6): a lesson with `status = "draft"` is shown to instructors and
+# admins only; learners and anonymous readers neither see it listed nor can open it.
+DRAFT_READERS = ("instructor", "admin")
+
+
+def sees_drafts(user: Any) -> bool:
+    return user is not None and getattr(user, "role", "learner") in DRAFT_READERS
+
+
+def visible(lesson: Any, user: Any) -> bool:
+    return getattr(lesson, "status", "published") == "published" or sees_drafts(user)

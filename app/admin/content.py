@@ -1,0 +1,23 @@
+"""/api/admin/lessons/reload: swap in freshly loaded lessons without a restart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from app.admin.auth import ContentAdmin
+from app.deps import SessionDep
+from app.services import admin_audit, admin_content
+
+router = APIRouter(prefix="/api/admin", tags=["admin"])
+
+
+@router.post("/lessons/reload")
+def reload_lessons(request: Request, session: SessionDep, actor: ContentAdmin) -> dict[str, Any]:
+    """Reload every lesson folder; a malformed lesson answers 422 and the old lessons stay."""
+    catalog = admin_content.reload_catalog(request.app)
+    result = admin_content.summary(catalog)
+    admin_audit.record(session, actor, "lessons.reload", "lessons", "", "", **result)
+    session.commit()
+    return result

@@ -1,0 +1,121 @@
+"""/api/admin/submissions…, /api/admin/exercises/{id}/regrade, /api/admin/grades."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+
+from app.admin.auth import GradingRead, GradingWrite
+from app.deps import CatalogDep, SessionDep
+from app.services import admin_grades, admin_grading
+from app.services.admin_grading import SubmissionFilter
+
+router = APIRouter(prefix="/api/admin", tags=["admin"])
+log = logging.getLogger("kdojo.admin")
+
+
+class RegradeIn(BaseModel):
+    reason: str = ""
+
+
+class OverrideIn(BaseModel):
+    verdict: str | None = None
+    xp: int | None = None
+    reason: str = Field(min_length=1)
+
+
+class FlagIn(BaseModel):
+    suspicious: bool = True
+    reason: str = Field(min_length=1)
+
+
+def _enqueue(request: Request, ids: list[int]) -> None:
+    for submission_id in ids:
+        try:
+            request.app.state.queue.enqueue(submission_id)
+        except Exception:  # noqa: BLE001 - the row is queued; the reaper enqueues it again later
+            log.exception("enqueueing submission %s failed", submission_id)
+
+
+@router.get("/submissions")
+def list_submissions(
+    session: SessionDep, _actor: GradingRead,
+    learner: str | None = None, exercise: str | None = None, verdict: str | None = None,
+    backend: str | None = None, since: dt.datetime | None = None, until: dt.datetime | None = None,
+    flagged: bool | None = None, page: Annotated[int, Query(ge=1)] = 1,
+    per_page: Annotated[int, Query(ge=1, le=admin_grading.MAX_PAGE)] = 50,
+) -> dict[str, Any]:
+    """Submissions, newest first, with `total` for paging. Dates are UTC."""
+    f = SubmissionFilter(learner, exercise, verdict, backend, _naive(since), _naive(until), flagged)
+    return admin_grading.list_submissions(session, f, page, per_page)
+
+
+@router.get("/submissions/{submission_id}")
+def get_submission(submission_id: int, session: SessionDep, _actor: GradingRead) -> dict[str, Any]:
+    """One submission with its source, full result, attempts, earlier verdicts and overrides."""
+    return admin_grading.detail(session, submission_id)
+
+
+@router.post("/submissions/{submission_id}/regrade", status_code=202)
+def regrade(submission_id: int, body: RegradeIn, request: Request, session: SessionDep,
+            actor: GradingWrite) -> dict[str, Any]:
+    """Judge the submission again through the queue: a new attempt; the old verdict is kept."""
+    admin_grading.regrade(session, actor, submission_id, body.reason)
+    session.commit()
+    _enqueue(request, [submission_id])
+    return {"id": submission_id, "status": "queued"}
+
+
+@router.post("/exercises/{exercise_id}/regrade", status_code=202)
+def regrade_exercise(exercise_id: str, body: RegradeIn, request: Request, session: SessionDep,
+                     actor: GradingWrite) -> dict[str, Any]:
+    """Every finished submission of an exercise, queued again (after a test was fixed)."""
+    ids = admin_grading.regrade_exercise(session, actor, exercise_id, body.reason)
+    session.commit()
+    _enqueue(request, ids)
+    return {"exercise_id": exercise_id, "queued": ids, "count": len(ids)}
+
+
+@router.post("/submissions/{submission_id}/override")
+def override(submission_id: int, body: OverrideIn, session: SessionDep, actor: GradingWrite) -> dict[str, Any]:
+    """Set the verdict and/or XP of a submission; `reason` is required."""
+    admin_grading.override(session, actor, submission_id, body.verdict, body.xp, body.reason)
+    session.commit()
+    return admin_grading.detail(session, submission_id)
+
+
+@router.post("/submissions/{submission_id}/flag")
+def flag(submission_id: int, body: FlagIn, session: SessionDep, actor: GradingWrite) -> dict[str, Any]:
+    """Mark suspicious (kept, hidden from leaderboards) or clear the mark."""
+    row = admin_grading.flag(session, actor, submission_id, body.suspicious, body.reason)
+    session.commit()
+    return {"id": row.id, "flagged": row.flagged}
+
+
+@router.get("/grades", response_model=None)
+def grades(
+    session: SessionDep, catalog: CatalogDep, _actor: GradingRead,
+    track: str | None = None, lesson: str | None = None, exercises: str | None = None,
+    format: Literal["json", "csv"] = "json",
+) -> Response | dict[str, Any]:
+    """Learners × exercises (best verdict, best time in ms, attempts, XP) of one track,
+    one lesson, or a comma-separated exercise list; `format=csv` for a spreadsheet."""
+    ids = admin_grades.exercise_set(catalog, track, lesson, exercises)
+    report = admin_grades.grades(session, ids)
+    if format == "csv":
+        name = (track or lesson or "exercises").replace('"', "")
+        return Response(admin_grades.to_csv(report), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="grades-{name}.csv"'})
+    return JSONResponse(report)
+
+
+def _naive(value: dt.datetime | None) -> dt.datetime | None:
+    # the database stores naive UTC
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone(dt.UTC).replace(tzinfo=None)
