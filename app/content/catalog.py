@@ -210,10 +210,20 @@ def _exercise_objects(lesson_dir: Path, names: tuple[str, ...], judged: dict[str
     return tuple(found)
 
 
+def _load_texts(lesson_dir: Path) -> dict[str, LessonText]:
+    """ko and en; a language lesson.toml marks `[translation] missing = [...]` (and
+    whose file is absent) shows the other language's text until it is written."""
+    section = _read_toml(lesson_dir / "lesson.toml").get("translation")
+    marked = section.get("missing", []) if isinstance(section, dict) else []
+    present = [lang for lang in LANGS if not (lang in marked and not (lesson_dir / f"{lang}.md").is_file())]
+    texts = {lang: _load_text(lesson_dir / f"{lang}.md") for lang in present or LANGS}
+    return {lang: texts.get(lang) or texts[present[0]] for lang in LANGS}
+
+
 def load_lesson(lesson_dir: Path, judged: dict[str, Any]) -> Lesson:
     """One lesson folder; `judged` is `kernels.catalog.load_exercises(...)`'s result."""
     meta = _lesson_meta(lesson_dir / "lesson.toml")
-    texts = {lang: _load_text(lesson_dir / f"{lang}.md") for lang in LANGS}
+    texts = _load_texts(lesson_dir)
     return Lesson(
         id=meta["id"],
         track=meta["track"],
