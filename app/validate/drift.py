@@ -132,10 +132,10 @@ def drift(starter: str, reference: str) -> str | None:
 
 
 def _missing(run: list[Token], ref: list[str], pos: int) -> str:
-    # the first token of this run that the reference does not continue with
+    # the first token after the longest start of this run that the reference has (from pos on)
     texts = [t.text for t in run]
     k = 0
-    while k < len(texts) and pos + k < len(ref) and ref[pos + k] == texts[k]:
+    while k < len(texts) and _find(ref, texts[:k + 1], pos) >= 0:
         k += 1
     bad = run[min(k, len(run) - 1)]
     return (f"line {bad.line}: `{bad.text}` (outside the fill-in regions) is not in reference.cu "

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.validate.report import Check, LessonReport
+from app.validate.report import Check, LessonReport, display
 
 NOT_BUILT = ("compile_error", "rejected", "internal_error")
 GPU_ONLY = "not supported by the emulator"
@@ -50,10 +50,10 @@ def judge_exercise(judge: Any, exercise: Any, report: LessonReport) -> None:
             continue
         verdict, message = str(result.get("verdict")), str(result.get("message", ""))
         if result.get("backend") == "emu" and verdict == "compile_error" and GPU_ONLY in message:
-            report.checks.append(Check(str(path), expect, "skipped", verdict,
+            report.checks.append(Check(display(path), expect, "skipped", verdict,
                                        "GPU-only source (the emulator refuses it): validate on a GPU"))
             continue
         status = _status(expect, verdict)
-        report.checks.append(Check(str(path), expect, status, verdict, message))
+        report.checks.append(Check(display(path), expect, status, verdict, message))
         if status == "fail":
             report.error(path, "verdict", _why(path, expect, verdict, message))

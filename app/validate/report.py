@@ -7,6 +7,14 @@ from pathlib import Path
 from typing import Any
 
 
+def display(path: Path | str) -> str:
+    """Relative to the working directory when under it (as the author typed it)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 @dataclass(frozen=True)
 class Problem:
     path: str
@@ -43,10 +51,10 @@ class LessonReport:
         return not any(p.severity == "error" for p in self.problems)
 
     def error(self, path: Path | str, field_: str, message: str) -> None:
-        self.problems.append(Problem(str(path), field_, message))
+        self.problems.append(Problem(display(path), field_, message))
 
     def warn(self, path: Path | str, field_: str, message: str) -> None:
-        self.problems.append(Problem(str(path), field_, message, "warning"))
+        self.problems.append(Problem(display(path), field_, message, "warning"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "id": self.id, "ok": self.ok,
@@ -78,7 +86,8 @@ class Report:
             skipped = sum(c.status == "skipped" for c in lesson.checks)
             state = "ok" if lesson.ok else "FAILED"
             extra = f", {skipped} skipped" if skipped else ""
-            lines.append(f"{lesson.path}: {state} ({passed}/{len(lesson.checks)} judged checks passed{extra})")
+            judged = f"{passed}/{len(lesson.checks)} judged checks passed{extra}" if lesson.checks else "nothing judged"
+            lines.append(f"{lesson.path}: {state} ({judged})")
             lines += [f"  {p}" for p in lesson.problems]
             lines += [f"  skipped: {c.path}: {c.message}" for c in lesson.checks if c.status == "skipped"]
         backend = self.backend or "no judge"
