@@ -1,9 +1,9 @@
 """Reference kernels against their baselines and the hardware, on a CUDA GPU.
 
 For every exercise named (default: all with a benchmark section) this script
-1. judges reference.cu, the starter and every solutions/{correct,wrong}/*.cu on
-   the exercise's test cases (the judge's own comparison rule, guard bands,
-   unchanged inputs) and reports any verdict that is not the expected one;
+1. judges reference.cu, the starter and every solutions/{correct,wrong}/*.cu
+   through `kernels.judge.Judge` (the CUDA backend, a fresh job process per
+   source) and marks BAD any verdict that is not the one its folder promises;
 2. times reference.cu, the naive baseline and the framework baseline at every
    benchmark case with CUDA events, the L2 flushed (256 MiB written) before each
    timed call, median of --reps calls; prints GB/s and % of device-to-device
@@ -29,11 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kernels.catalog import load_catalog  # noqa: E402
-from kernels.check import compare  # noqa: E402
 from kernels.constants import read_constants  # noqa: E402
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches  # noqa: E402
 
-GUARD = 64  # elements each side of every buffer: 256 bytes keeps payloads 16-byte aligned
 CTYPE_NP = {"int": np.int32, "unsigned int": np.uint32, "long long": np.int64, "float": np.float32,
             "double": np.float64, "size_t": np.uint64}
 
@@ -67,73 +65,23 @@ def launch_all(cp, functions, launches, arrays) -> None:
         functions[launch.kernel](launch.grid, launch.block, tuple(args), shared_mem=launch.shared_bytes)
 
 
-def guarded(cp, host: np.ndarray | None, shape, dtype: str, role: str, init: str):
-    """Device buffer = guard | payload | guard; returns (whole, payload view)."""
-    np_dtype = np.dtype(dtype)
-    size = int(np.prod(shape)) if shape else 1
-    whole = cp.full(size + 2 * GUARD, 7.0 if np_dtype.kind == "f" else 7, dtype=np_dtype)
-    payload = whole[GUARD:GUARD + size]
-    if host is not None:
-        payload[...] = cp.asarray(host.reshape(-1))
-    elif init == "zeros":
-        payload[...] = 0
-    elif np_dtype.kind == "f":
-        payload[...] = np.nan  # sentinel: never-written elements show up as NaN
-    return whole, payload
+def judge_exercise(exercise) -> list[str]:
+    """One line per source: the judge's own verdict (an isolated job process per
+    source, so a faulting wrong solution cannot poison the next) against what its
+    folder promises."""
+    from kernels.judge import Judge
 
-
-def judge_source(cp, exercise, ref, source: str, seed: int) -> list[str]:
-    """Failures of one source over the test cases; [] means accepted."""
-    try:
-        module, constants, functions = compile_module(cp, source, exercise, [k.name for k in exercise.kernels])
-    except Exception as error:  # compile errors count as "not accepted"
-        return [f"compile: {str(error).splitlines()[0][:120]}"]
-    failures = []
-    for index, case in enumerate(exercise.tests):
-        env = env_for(case, constants)
-        cdict = case_dict(case, constants)
-        rng = np.random.default_rng([seed, index])
-        inputs = ref.generate(cdict, rng)
-        shapes = buffer_shapes(exercise, env)
-        wholes, arrays = {}, {}
-        for b in exercise.buffers:
-            wholes[b.name], arrays[b.name] = guarded(cp, inputs.get(b.name), shapes[b.name], b.dtype, b.role, b.init)
-        try:
-            launch_all(cp, functions, resolve_launches(exercise.launches, env), arrays)
-            cp.cuda.Device().synchronize()
-        except Exception as error:
-            return failures + [f"{case.label}: runtime {str(error)[:100]}"]
-        want = ref.reference(inputs, cdict)
-        scale = ref.error_scale(inputs, cdict) if hasattr(ref, "error_scale") else {}
-        for b in exercise.buffers:
-            whole = cp.asnumpy(wholes[b.name])
-            if not (np.all(whole[:GUARD] == 7) and np.all(whole[-GUARD:] == 7)):
-                failures.append(f"{case.label}: guard of {b.name} overwritten")
-            payload = whole[GUARD:-GUARD].reshape(shapes[b.name])
-            if b.role == "in" and not np.array_equal(payload, inputs[b.name].reshape(shapes[b.name])):
-                failures.append(f"{case.label}: input {b.name} modified")
-            if b.role in ("out", "inout"):
-                msg = compare(b.name, payload, want[b.name], b.dtype, exercise.rtol, exercise.atol,
-                              scale.get(b.name, 1.0))
-                if msg:
-                    failures.append(f"{case.label}: {msg}")
-    return failures
-
-
-def judge_exercise(cp, exercise, seed: int) -> list[str]:
-    """One line per source whose verdict differs from what its folder promises."""
-    ref = load_reference(exercise)
     folder = exercise.folder
     expectations = [(folder / "reference.cu", True), (folder / "starter.cu", False)]
     expectations += [(p, True) for p in sorted((folder / "solutions/correct").glob("*.cu"))]
     expectations += [(p, False) for p in sorted((folder / "solutions/wrong").glob("*.cu"))]
     lines = []
-    for path, should_pass in expectations:
-        failures = judge_source(cp, exercise, ref, path.read_text(), seed)
-        ok = (not failures) == should_pass
-        name = path.relative_to(folder)
-        detail = "accepted" if not failures else f"rejected ({len(failures)}): {failures[0]}"
-        lines.append(f"  {'ok ' if ok else 'BAD'} {str(name):50s} {detail[:150]}")
+    with Judge(ROOT / "lessons", backend="cuda") as judge:
+        for path, should_pass in expectations:
+            result = judge.run(path.read_text(), exercise.id, bench=False)
+            ok = (result["verdict"] == "accepted") == should_pass
+            lines.append(f"  {'ok ' if ok else 'BAD'} {str(path.relative_to(folder)):50s} "
+                         f"{result['verdict']}: {(result.get('message') or '')[:110]}")
     return lines
 
 
@@ -200,15 +148,22 @@ def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int) -> l
         arrays = {b.name: (cp.asarray(inputs[b.name]) if b.name in inputs else cp.empty(shapes[b.name], dtype=b.dtype))
                   for b in exercise.buffers}
         launches = resolve_launches(exercise.launches, env)
-        ms = timer.median_ms(lambda: launch_all(cp, functions, launches, arrays))
-        cols = {"ref_ms": ms}
+        cols = {}
         framework = getattr(ref, "framework", None)
         if framework is not None:
+            # agreement from one launch on fresh outputs, before the timed calls:
+            # outputs that accumulate (atomics into a zeroed sum) grow with every call
+            for b in exercise.buffers:
+                if b.role == "out":
+                    arrays[b.name].fill(0)
+            launch_all(cp, functions, launches, arrays)
             got = framework(arrays, cdict)
             for name, value in (got or {}).items():  # the reference kernel must agree with the framework
                 diff = float(cp.max(cp.abs(arrays[name].astype(cp.float64) - value.astype(cp.float64))))
                 size = float(cp.max(cp.abs(value.astype(cp.float64))))
                 cols["agree"] = f"{diff / max(size, 1e-30):.1e}"
+        cols["ref_ms"] = timer.median_ms(lambda: launch_all(cp, functions, launches, arrays))
+        if framework is not None:
             cols["fw_ms"] = timer.median_ms(lambda: framework(arrays, cdict))
         naive = baselines.get("naive")
         first_dim = int(case.env[exercise.dims[0]])
@@ -275,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_judge:
         for exercise_id in ids:
             print(f"judge {exercise_id}")
-            print("\n".join(judge_exercise(cp, catalog[exercise_id], args.seed)), flush=True)
+            print("\n".join(judge_exercise(catalog[exercise_id])), flush=True)
     if not args.no_bench:
         timer = Timer(cp, args.reps)
         peak = copy_gbps(cp, timer)

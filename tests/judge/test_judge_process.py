@@ -104,3 +104,23 @@ def test_a_job_process_that_dies_is_a_runtime_error(scratch_exercise):
     assert doc["verdict"] == "runtime_error"
     assert doc["tests"][-1] == {"name": "n=3", "status": "error", "output": "",
                                 "message": "the job process died (exit status 3)"}
+
+
+def test_the_first_failing_test_decides_the_verdict(scratch_exercise):
+    # wrong for n = 1 .. 4, and a null-pointer write from n = 1000 on: the learner
+    # sees the wrong answer at n=1 (the thing to fix first), not the later crash
+    from kernels.judge import Judge
+
+    source = """
+extern "C" __global__ void block_sum(const float* in, float* out, int N) {
+    if (N >= 1000) { float* nowhere = 0; nowhere[threadIdx.x] = 1.0f; return; }
+    if (threadIdx.x == 0 && blockIdx.x == 0) atomicAdd(out, in[0] + 1.0f);
+}
+"""
+    with Judge(scratch_exercise.parents[2], backend="emu", keep_spare=False) as judge:
+        doc = judge.run(source, "reduction.block_sum", bench=False)
+    assert doc["verdict"] == "wrong_answer", doc["message"]
+    assert doc["message"].startswith("9 of 13 tests failed; first: n=1: out[0]: expected")
+    assert doc["tests"][0]["status"] == "fail"
+    assert any(t["status"] == "error" for t in doc["tests"]), "the crash is still reported on its own test"
+    assert result.validate(doc) == []
