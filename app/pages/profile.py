@@ -69,9 +69,9 @@ def leaderboard_page(
         return not_found(request, context, f"There is no exercise {exercise_id!r}.")
     lang = context["lang"]
     rows = submissions.leaderboard(session, exercise_id)
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:  # one table per GPU: times on different GPUs do not compare
-        groups.setdefault(row.get("gpu") or "—", []).append(row)
+    groups: dict[str | None, list[dict[str, Any]]] = {}
+    for row in rows:  # one table per GPU (ranked apart by the service); None: the emulator
+        groups.setdefault(row["gpu"], []).append(row)
     context.update(
         exercise_title=exercise.title.get(lang) or exercise.id,
         exercise_id=exercise_id,

@@ -135,10 +135,12 @@ def list_attempts(
 
 
 def leaderboard(session: Session, exercise_id: str, limit: int = 50) -> list[dict[str, Any]]:
-    """Signed-in learners' best accepted submission on one exercise.
+    """Signed-in learners' best accepted submission on one exercise, per GPU.
 
-    Ranked by benchmark geometric-mean time on a GPU; results without GPU timings
-    (the emulator) rank after, by who got there first."""
+    Times on different GPUs do not compare, so each GPU name has its own ranking
+    (rank 1 in each); a learner appears once per GPU. Results without GPU timings
+    (the emulator, `gpu` None) form the last group, ranked by who got there first.
+    Groups come in order of GPU name."""
     rows = session.execute(
         select(Submission.id, Submission.user_id, Submission.result, Submission.finished_at,
                User.display_name)
@@ -148,17 +150,29 @@ def leaderboard(session: Session, exercise_id: str, limit: int = 50) -> list[dic
                User.disabled.is_(False))
         .order_by(Submission.id)
     ).all()
-    best: dict[int, dict[str, Any]] = {}
+    best: dict[tuple[str | None, int], dict[str, Any]] = {}
     for sub_id, user_id, result, finished_at, name in rows:
-        ms = _geomean_ms(result)
-        entry = {"submission_id": sub_id, "display_name": name, "geomean_ms": ms,
+        gpu = _gpu_name(result)
+        entry = {"submission_id": sub_id, "display_name": name, "gpu": gpu, "geomean_ms": _geomean_ms(result),
                  "pct_of_peak": _largest_pct(result), "accepted_at": finished_at.isoformat() + "Z"
                  if finished_at else None}
-        current = best.get(user_id)
+        current = best.get((gpu, user_id))
         if current is None or _rank_key(entry) < _rank_key(current):
-            best[user_id] = entry
-    ranked = sorted(best.values(), key=_rank_key)[:limit]
-    return [{"rank": i + 1, **entry} for i, entry in enumerate(ranked)]
+            best[(gpu, user_id)] = entry
+    groups: dict[str | None, list[dict[str, Any]]] = {}
+    for (gpu, _), entry in best.items():
+        groups.setdefault(gpu, []).append(entry)
+    ranked: list[dict[str, Any]] = []
+    for gpu in sorted(groups, key=lambda g: (g is None, g or "")):
+        entries = sorted(groups[gpu], key=_rank_key)[:limit]
+        ranked += [{"rank": i + 1, **entry} for i, entry in enumerate(entries)]
+    return ranked
+
+
+def _gpu_name(result: dict[str, Any] | None) -> str | None:
+    if not result or result.get("backend") != "cuda":
+        return None
+    return (result.get("device") or {}).get("name") or "unknown GPU"
 
 
 def _rank_key(entry: dict[str, Any]) -> tuple[float, str, int]:

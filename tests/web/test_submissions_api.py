@@ -150,8 +150,25 @@ def test_leaderboard_ranks_gpu_times_before_untimed_results(client, app):
     store_verdict(app, fast["id"], v1_result("accepted", backend="cuda", ms=0.7))  # not their best
     entries = client.get(f"/api/exercises/{EXERCISE}/leaderboard").json()["entries"]
     assert [(e["rank"], e["display_name"], e["geomean_ms"]) for e in entries] == [
-        (1, "Fast", 0.5), (2, "Slow", 0.9), (3, "Emu", None)]
+        (1, "Fast", 0.5), (2, "Slow", 0.9), (1, "Emu", None)]  # the emulator's group ranks apart
     assert all("source" not in e for e in entries)
+
+
+def test_leaderboard_ranks_each_gpu_on_its_own(client, app):
+    ada = signup(client, email="ada@example.com", name="Ada")
+    with TestClient(app) as c2:
+        c2.get("/api/me/progress")
+        bob = signup(c2, email="bob@example.com", name="Bob")
+    store_verdict(app, ada["id"], v1_result("accepted", backend="cuda", ms=0.5, gpu="NVIDIA H100 80GB HBM3"))
+    store_verdict(app, ada["id"], v1_result("accepted", backend="cuda", ms=2.0, gpu="NVIDIA GeForce RTX 3060"))
+    store_verdict(app, bob["id"], v1_result("accepted", backend="cuda", ms=1.5, gpu="NVIDIA GeForce RTX 3060"))
+    store_verdict(app, bob["id"], v1_result("accepted"))  # the emulator: no time, last group
+    entries = client.get(f"/api/exercises/{EXERCISE}/leaderboard").json()["entries"]
+    assert [(e["gpu"], e["rank"], e["display_name"], e["geomean_ms"]) for e in entries] == [
+        ("NVIDIA GeForce RTX 3060", 1, "Bob", 1.5), ("NVIDIA GeForce RTX 3060", 2, "Ada", 2.0),
+        ("NVIDIA H100 80GB HBM3", 1, "Ada", 0.5), (None, 1, "Bob", None)]
+    page = client.get(f"/exercises/{EXERCISE}/leaderboard?lang=en").text
+    assert page.index("NVIDIA GeForce RTX 3060") < page.index("NVIDIA H100 80GB HBM3")
 
 
 def test_status_says_which_backend_judges_and_whether_timings_exist(client, app):
