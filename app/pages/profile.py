@@ -5,37 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 from starlette.responses import HTMLResponse
 
 from app.achievements import ACHIEVEMENTS
 from app.deps import CatalogDep, CurrentUser, SessionDep
-from app.models import Submission, XpAward
 from app.pages.context import base_context, not_found, render
-from app.services import submissions
+from app.services import progress, submissions
 
 router = APIRouter()
-RECENT_SUBMISSIONS = 50
-
-
-# TODO(#4): these two queries belong in app/services/progress.py (backend's); moved here
-# only so that the profile page could land while that module was being written.
-def xp_history(session: Session, user_id: int) -> list[dict[str, Any]]:
-    """Cumulative XP after each award, oldest first."""
-    rows = session.execute(
-        select(XpAward.created_at, XpAward.xp).where(XpAward.user_id == user_id).order_by(XpAward.id)
-    ).all()
-    total, points = 0, []
-    for created_at, xp in rows:
-        total += xp
-        points.append({"t": created_at.isoformat() + "Z", "xp": total})
-    return points
-
-
-def recent_submissions(session: Session, user_id: int) -> list[Submission]:
-    query = select(Submission).where(Submission.user_id == user_id).order_by(Submission.id.desc())
-    return list(session.scalars(query.limit(RECENT_SUBMISSIONS)))
 
 
 @router.get("/me", response_class=HTMLResponse, name="profile")
@@ -53,9 +30,9 @@ def profile_page(request: Request, session: SessionDep, user: CurrentUser, catal
              "description": a.description_ko if lang == "ko" else a.description_en}
             for a in ACHIEVEMENTS
         ],
-        submissions=recent_submissions(session, user.id),
+        submissions=progress.recent_submissions(session, user.id),
     )
-    context["page_data"]["xpHistory"] = xp_history(session, user.id)
+    context["page_data"]["xpHistory"] = progress.xp_history(session, user.id)
     return render(request, "me.html", context)
 
 

@@ -152,3 +152,23 @@ def _claim_anonymous_submissions(
         row.user_id = user.id
     session.flush()
     return [row for row in rows if row.status == "done" and row.verdict == "accepted" and row.mode == "submit"]
+
+
+RECENT_SUBMISSIONS = 50
+
+
+def xp_history(session: Session, user_id: int) -> list[dict[str, Any]]:
+    """Cumulative XP after each award, oldest first."""
+    rows = session.execute(
+        select(XpAward.created_at, XpAward.xp).where(XpAward.user_id == user_id).order_by(XpAward.id)
+    ).all()
+    total, points = 0, []
+    for created_at, xp in rows:
+        total += xp
+        points.append({"t": created_at.isoformat() + "Z", "xp": total})
+    return points
+
+
+def recent_submissions(session: Session, user_id: int) -> list[Submission]:
+    query = select(Submission).where(Submission.user_id == user_id).order_by(Submission.id.desc())
+    return list(session.scalars(query.limit(RECENT_SUBMISSIONS)))
