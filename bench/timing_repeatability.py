@@ -1,10 +1,11 @@
 """Timing repeatability and agreement with triton.testing.do_bench.
 
-    PYTHONPATH=. python3 bench/timing_repeatability.py [--runs 10] [--out FILE]
+    PYTHONPATH=. python3 bench/timing_repeatability.py [--runs 10] [--exercise ID] [--out FILE]
 
-1. Judges the same correct block_sum kernel `--runs` times (fresh process and
-   fresh inputs each time) and reports the coefficient of variation of the
-   median time at the largest benchmark size. Target: CV ≤ 1%.
+1. Judges the same correct kernel (the exercise's reference.cu; default
+   reduction.block_sum) `--runs` times (fresh process and fresh inputs each
+   time) and reports the coefficient of variation of the median time at the
+   largest benchmark size. Target: CV ≤ 1%.
 2. Compares the judge's time for the framework baseline (cupy.sum, from the
    same runs) with triton.testing.do_bench timing cupy.sum on an array of the
    same size in this process. Target: within 3%.
@@ -18,7 +19,6 @@ import statistics
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SOURCE = REPO / "lessons" / "02-reduction" / "exercises" / "block_sum" / "reference.cu"
 
 
 def do_bench_cupy_sum(n: int) -> float:
@@ -34,17 +34,21 @@ def do_bench_cupy_sum(n: int) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--exercise", default="reduction.block_sum",
+                        help="judge this exercise's reference.cu (its framework baseline must be a sum)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
 
     from kernels.judge import Judge
     from kernels.stats import coefficient_of_variation
 
-    source = SOURCE.read_text()
+    from kernels.catalog import find_exercise
+
+    source = Path(find_exercise(args.exercise, REPO / "lessons").reference_cu_path).read_text()
     largest, framework, conditions = [], [], []
     with Judge(REPO / "lessons", backend="cuda") as judge:
         for _ in range(args.runs):
-            doc = judge.run(source, "reduction.block_sum", bench=True)
+            doc = judge.run(source, args.exercise, bench=True)
             if doc["verdict"] != "accepted":
                 print(f"run: {doc['verdict']}: {doc['message']}")
                 continue
@@ -58,10 +62,10 @@ def main() -> int:
     triton_ms = do_bench_cupy_sum(n)
     judge_framework_ms = statistics.median(framework)
     summary = {
-        "device": doc["device"]["name"], "n": n, "runs": args.runs,
-        "block_sum_ms": [round(v, 5) for v in largest],
-        "block_sum_cv_pct": round(100 * coefficient_of_variation(largest), 3),
-        "block_sum_runs": conditions,  # per run: error, samples, SM clock, temperature
+        "device": doc["device"]["name"], "exercise": args.exercise, "n": n, "runs": args.runs,
+        "kernel_ms": [round(v, 5) for v in largest],
+        "kernel_cv_pct": round(100 * coefficient_of_variation(largest), 3),
+        "kernel_runs": conditions,  # per run: error, samples, SM clock, temperature
         "framework_ms": [round(v, 5) for v in framework],
         "framework_cv_pct": round(100 * coefficient_of_variation(framework), 3),
         "judge_cupy_sum_ms": round(judge_framework_ms, 5),
