@@ -105,10 +105,12 @@ class Judge:
             job_doc = {"source": source, "exercise": exercise.id, "bench": bench,
                        "seed": secrets.randbits(62), "peak_gbps": self.peak_gbps,
                        "max_bench_sizes": max_bench_sizes}
+            doc = None
             try:
                 doc = self._supervise(job, exercise, job_doc, emit)
             finally:
-                job.kill()
+                # the job sent its result: its process only has to exit
+                job.kill(reap_in_background=doc is not None and job.sent_result)
                 if self._spare is not None:
                     self._spare.request_warm()
             bench_doc = doc.get("benchmark") or {}
@@ -148,6 +150,7 @@ class Judge:
                 # + peak-bandwidth measurement (first job only) and input generation
                 deadline = time.monotonic() + exercise.limits.bench_s + 2 * SLACK_S + 5
             elif stage == "_result":
+                job.sent_result = True
                 return event["result"]
             elif stage == "_internal_error":
                 state.error = event.get("error", "")

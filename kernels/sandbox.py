@@ -68,6 +68,7 @@ class JobProcess:
         self.warm_requested = False
         self.early_events: list[dict[str, Any]] = []  # read while waiting for "_ready"
         self._reaped = False
+        self.sent_result = False  # set by the supervisor when the "_result" event arrived
         self._stderr = bytearray()
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
@@ -137,13 +138,21 @@ class JobProcess:
                 return False
         return True
 
-    def kill(self) -> None:
-        """SIGKILL the whole process group and reap it (frees the GPU)."""
+    def kill(self, reap_in_background: bool = False) -> None:
+        """SIGKILL the whole process group and reap it (frees the GPU).
+
+        A CUDA process takes a while to exit (the driver tears its context down);
+        after a job that finished normally that need not delay its verdict, so
+        `reap_in_background` leaves the reaping to a thread. After a timeout keep
+        it synchronous: a kernel still running holds the GPU until the exit."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        self.wait(10)
+        if reap_in_background:
+            threading.Thread(target=self.wait, args=(30,), daemon=True, name="kdojo-reap").start()
+        else:
+            self.wait(10)
 
     def wait(self, timeout_s: float) -> int | None:
         try:
