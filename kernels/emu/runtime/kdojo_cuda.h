@@ -41,6 +41,9 @@ enum CollKind : int {
 };
 
 void syncthreads(int line);
+enum SyncOp : int { SYNC_COUNT, SYNC_AND, SYNC_OR };
+// __syncthreads_count / _and / _or: a barrier that also reduces a predicate over the block.
+int syncthreads_pred(int line, int pred, int op);
 uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, int width);
 unsigned activemask();
 [[noreturn]] void trap(int line, const char* what);

@@ -26,6 +26,9 @@
 #define warpSize 32
 
 #define __syncthreads() ::kdojo::syncthreads(__LINE__)
+#define __syncthreads_count(p) ::kdojo::syncthreads_pred(__LINE__, (p) ? 1 : 0, ::kdojo::SYNC_COUNT)
+#define __syncthreads_and(p) ::kdojo::syncthreads_pred(__LINE__, (p) ? 1 : 0, ::kdojo::SYNC_AND)
+#define __syncthreads_or(p) ::kdojo::syncthreads_pred(__LINE__, (p) ? 1 : 0, ::kdojo::SYNC_OR)
 #define __syncwarp(...) ::kdojo::syncwarp_at(__LINE__, ##__VA_ARGS__)
 #define __shfl_sync(...) ::kdojo::shfl_at(__LINE__, ::kdojo::COLL_SHFL_IDX, __VA_ARGS__)
 #define __shfl_up_sync(...) ::kdojo::shfl_at(__LINE__, ::kdojo::COLL_SHFL_UP, __VA_ARGS__)
@@ -63,7 +66,8 @@ inline T shfl_at(int line, int kind, unsigned mask, T var, int arg, int width = 
 void note_atomic(const volatile void* p, unsigned bytes);
 // A static __shared__ array (with its padding around it) the checker should know.
 void note_shared(const void* p, size_t bytes, const char* name);
-#define KDOJO_SHARED_REF(store, name) (::kdojo::note_shared(&(store).v, sizeof((store).v), name), (store).v)
+#define KDOJO_SHARED_REF(store, name) \
+    (::kdojo::note_shared((const void*)&(store).v, sizeof((store).v), name), (store).v)
 #else
 inline void note_atomic(const volatile void*, unsigned) {}
 #define KDOJO_SHARED_REF(store, name) ((store).v)
@@ -170,6 +174,35 @@ inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
 inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
 inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __drcp_rn(double x) { return 1.0 / x; }
+inline double __dsqrt_rn(double x) { return sqrt(x); }
+inline float __frsqrt_rn(float x) { return static_cast<float>(1.0 / sqrt(static_cast<double>(x))); }
+inline float fdividef(float a, float b) { return a / b; }
+// Directed rounding (_rz _rd _ru) of float operations: computed in double (exact
+// for +, -, *), then rounded to float in the requested direction.
+namespace kdojo {
+inline float round_toward(double d, int dir) {  // dir: 0 zero, -1 down, +1 up
+    float f = static_cast<float>(d);
+    if (d != d || static_cast<double>(f) == d) return f;
+    if (dir == 0 ? fabs(static_cast<double>(f)) > fabs(d) : dir < 0 ? static_cast<double>(f) > d : static_cast<double>(f) < d)
+        f = nextafterf(f, dir == 0 ? 0.0f : dir < 0 ? -INFINITY : INFINITY);
+    return f;
+}
+}  // namespace kdojo
+#define KDOJO_DIRECTED(SFX, DIR) \
+    inline float __fadd_##SFX(float a, float b) { return ::kdojo::round_toward(static_cast<double>(a) + b, DIR); } \
+    inline float __fsub_##SFX(float a, float b) { return ::kdojo::round_toward(static_cast<double>(a) - b, DIR); } \
+    inline float __fmul_##SFX(float a, float b) { return ::kdojo::round_toward(static_cast<double>(a) * b, DIR); } \
+    inline float __fdiv_##SFX(float a, float b) { return ::kdojo::round_toward(static_cast<double>(a) / b, DIR); } \
+    inline float __frcp_##SFX(float x) { return ::kdojo::round_toward(1.0 / x, DIR); } \
+    inline float __fsqrt_##SFX(float x) { return ::kdojo::round_toward(sqrt(static_cast<double>(x)), DIR); } \
+    inline float __fmaf_##SFX(float a, float b, float c) { return ::kdojo::round_toward(fma(static_cast<double>(a), b, c), DIR); }
+KDOJO_DIRECTED(rz, 0)
+KDOJO_DIRECTED(rd, -1)
+KDOJO_DIRECTED(ru, 1)
+#undef KDOJO_DIRECTED
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
@@ -179,6 +212,50 @@ inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678118654752f);
 inline void sincosf(float x, float* s, float* c) { *s = sinf(x); *c = cosf(x); }
 inline float sinpif(float x) { return sinf(3.14159265358979323846f * x); }
 inline float cospif(float x) { return cosf(3.14159265358979323846f * x); }
+inline int __double2int_rn(double x) { return static_cast<int>(nearbyint(x)); }
+inline int __double2int_rz(double x) { return static_cast<int>(x); }
+inline long long __float2ll_rn(float x) { return static_cast<long long>(nearbyintf(x)); }
+inline long long __float2ll_rz(float x) { return static_cast<long long>(x); }
+inline float __ll2float_rn(long long x) { return static_cast<float>(x); }
+inline float __uint2float_rn(unsigned int x) { return static_cast<float>(x); }
+inline float __int2float_rz(int x) { return ::kdojo::round_toward(static_cast<double>(x), 0); }
+inline float __double2float_rn(double x) { return static_cast<float>(x); }
+inline double __int2double_rn(int x) { return static_cast<double>(x); }
+// Integer intrinsics.
+inline unsigned int __sad(int x, int y, unsigned int z) {
+    return z + static_cast<unsigned int>(x > y ? static_cast<long long>(x) - y : static_cast<long long>(y) - x);
+}
+inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return z + (x > y ? x - y : y - x); }
+inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
+    unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
+    return static_cast<unsigned int>((v << (shift & 31u)) >> 32);
+}
+inline unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi, unsigned int shift) {
+    unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
+    return shift >= 32u ? lo : static_cast<unsigned int>((v << shift) >> 32);
+}
+inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift) {
+    unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
+    return static_cast<unsigned int>(v >> (shift & 31u));
+}
+inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned int shift) {
+    unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
+    return shift >= 32u ? hi : static_cast<unsigned int>(v >> shift);
+}
+inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+    unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
+    unsigned int r = 0;
+    for (int n = 0; n < 4; ++n) r |= static_cast<unsigned int>((v >> (((s >> (4 * n)) & 7u) * 8)) & 0xFFu) << (8 * n);
+    return r;
+}
+inline int __hadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y) >> 1); }
+inline int __rhadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y + 1) >> 1); }
+inline unsigned int __uhadd(unsigned int x, unsigned int y) {
+    return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y) >> 1);
+}
+inline unsigned int __urhadd(unsigned int x, unsigned int y) {
+    return static_cast<unsigned int>((static_cast<unsigned long long>(x) + y + 1) >> 1);
+}
 inline int __float2int_rn(float x) { return static_cast<int>(nearbyintf(x)); }
 inline int __float2int_rz(float x) { return static_cast<int>(x); }
 inline int __float2int_rd(float x) { return static_cast<int>(floorf(x)); }

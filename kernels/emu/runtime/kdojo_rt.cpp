@@ -67,6 +67,10 @@ size_t g_hot_head = 0;
 
 std::vector<unsigned> g_order;
 unsigned g_done = 0, g_at_barrier = 0, g_at_coll = 0;
+// The last released barrier: threads it released, and how many of them passed
+// a non-zero predicate (__syncthreads_count / _and / _or read these on return;
+// no other barrier can be released before every released thread has run on).
+unsigned g_bar_released = 0, g_bar_true = 0;
 
 bcd::fcontext_t g_sched = nullptr;
 Thread* g_running = nullptr;
@@ -370,11 +374,14 @@ bool release_barrier() {
             break;
         }
     }
+    g_bar_released = g_bar_true = 0;
     for (unsigned i : g_order) {
         Thread& t = g_threads[i];
         if (t.state != T_BARRIER) continue;
         t.state = T_RUNNABLE;
         ++t.bar_epoch;
+        ++g_bar_released;
+        g_bar_true += t.value != 0;
         g_queue.push_back(i);
     }
     g_at_barrier = 0;
@@ -527,8 +534,23 @@ void syncthreads(int line) {
     Thread* t = g_running;
     t->state = T_BARRIER;
     t->line = line;
+    t->value = 0;
     ++g_at_barrier;
     yield_to_scheduler();
+}
+
+int syncthreads_pred(int line, int pred, int op) {
+    Thread* t = g_running;
+    t->state = T_BARRIER;
+    t->line = line;
+    t->value = pred != 0;
+    ++g_at_barrier;
+    yield_to_scheduler();
+    switch (op) {
+        case SYNC_COUNT: return static_cast<int>(g_bar_true);
+        case SYNC_AND: return g_bar_true == g_bar_released;
+        default: return g_bar_true != 0;
+    }
 }
 
 __attribute__((noinline, cold)) void arrival_mismatch(const Warp& w, const Thread& t) {

@@ -1,0 +1,156 @@
+"""Spellings learners write that NVRTC accepts must compile and run on the
+emulator too: `__launch_bounds__` before or after `void`, qualifier orders,
+pragmas, inline helpers, default template arguments, barrier predicates, the
+less common intrinsics."""
+
+import numpy as np
+import pytest
+
+from kernels.catalog import REPO_ROOT, load_exercises
+from kernels.emu.backend import EmuBackend
+from kernels.pipeline import run_pipeline
+from tests.emu.harness import launch
+
+SAXPY_BODY = """(int n, float a, const float* __restrict__ x, float* __restrict__ y) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        y[i] = a * x[i] + y[i];
+    }
+}
+"""
+LAUNCH_BOUNDS = {
+    "after_void": 'extern "C" __global__ void __launch_bounds__(256) saxpy',
+    "before_void": 'extern "C" __global__ __launch_bounds__(256) void saxpy',
+    "after_void_min_blocks": 'extern "C" __global__ void __launch_bounds__(256, 2) saxpy',
+    "before_void_min_blocks": 'extern "C" __global__ __launch_bounds__(256, 2) void saxpy',
+    "own_line": 'extern "C" __global__ void\n__launch_bounds__(256, 2)\nsaxpy',
+}
+
+
+@pytest.fixture(scope="module")
+def saxpy():
+    return load_exercises(REPO_ROOT / "lessons")["elementwise.saxpy"]
+
+
+@pytest.mark.parametrize("form", list(LAUNCH_BOUNDS), ids=list(LAUNCH_BOUNDS))
+def test_launch_bounds_in_either_place_is_judged_accepted(saxpy, form):
+    source = LAUNCH_BOUNDS[form] + SAXPY_BODY
+    result = run_pipeline(saxpy, source, EmuBackend(), bench=False, seed=3, emit=lambda event: None)
+    assert result["verdict"] == "accepted", (result["message"], result["diagnostics"])
+
+
+SPELLINGS = r"""
+#define UNROLL 4
+static __device__ __forceinline__ float twice(float v) { return v + v; }
+__device__ inline float same(float v) { return v; }
+__device__ __inline__ float also_same(float v) { return v; }
+__host__ __device__ static inline int clamp_index(int i, int n) { return min(max(i, 0), n - 1); }
+template <typename T = float, int SCALE = 1> __device__ T scaled(T v) { return v * SCALE; }
+template <int WIDTH = 32> __device__ float warp_sum(float v) {
+#pragma unroll
+    for (int o = WIDTH / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o, WIDTH);
+    return v;
+}
+extern "C" __global__ void __launch_bounds__(256, 2)
+k(const float* __restrict__ const in, float* const __restrict__ out, float const* __restrict side, int n) {
+    __shared__ volatile float stage[256];
+    __shared__ float a[4], b[4];
+    float acc = 0.0f;
+#pragma unroll UNROLL
+    for (int j = 0; j < 4; ++j) acc += j;
+    #pragma unroll (2)
+    for (int j = 0; j < 2; ++j) acc -= j;
+    float w = warp_sum<>(1.0f);  // 32, with the whole warp present
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (size_t)n; i += blockDim.x * gridDim.x) {
+        unsigned int t = threadIdx.x;
+        stage[t] = in[clamp_index((int)i, n)];
+        if (t < 4) { a[t] = 1.0f; b[t] = 2.0f; }
+        out[i] = twice(same(also_same(scaled<>(stage[t])))) + acc - 5.0f + (w - 32.0f) + side[0] * 0.0f
+                 + (float)min(3u, t) * 0.0f + max(1.0f, 2.0f) - 2.0f;
+    }
+}
+"""
+
+
+def test_common_spellings_compile_and_run_in_both_builds():
+    n = 1000
+    x = np.random.default_rng(1).random(n, dtype=np.float32)
+    for variant, adversarial in (("fast", False), ("check", True)):
+        got = launch(SPELLINGS, "k", 2, 256, [x, np.zeros(n, np.float32), np.ones(1, np.float32), n],
+                     variant=variant, adversarial=adversarial)
+        assert got.fault is None and not got.diagnostics, (got.fault_message, got.diagnostics)
+        np.testing.assert_allclose(got.arrays[1], 2 * x, rtol=1e-5, atol=1e-6)
+
+
+SYNC_PREDICATES = r"""
+extern "C" __global__ void k(const int* flags, int* out) {
+    int t = threadIdx.x;
+    int count = __syncthreads_count(flags[t] != 0);
+    int all = __syncthreads_and(flags[t] != 0);
+    int any = __syncthreads_or(flags[t] > 1);
+    int none = __syncthreads_or(0);
+    if (t == 0) { out[3 * blockIdx.x] = count; out[3 * blockIdx.x + 1] = all; out[3 * blockIdx.x + 2] = any + 2 * none; }
+}
+"""
+
+
+def test_syncthreads_count_and_or():
+    every = np.ones(96, np.int32)
+    two = np.zeros(96, np.int32)
+    two[5], two[70] = 2, 1
+    for variant, adversarial in (("fast", False), ("check", True)):
+        results = []
+        for flags in (every, two):
+            got = launch(SYNC_PREDICATES, "k", 1, 96, [flags, np.zeros(3, np.int32)],
+                         variant=variant, adversarial=adversarial)
+            assert got.fault is None and not got.diagnostics, (got.fault_message, got.diagnostics)
+            results.append(list(got.arrays[1]))
+        assert results == [[96, 1, 0], [2, 0, 1]]
+
+
+def test_syncthreads_count_skipped_is_a_divergent_barrier():
+    source = r"""
+extern "C" __global__ void k(int* out) {
+    if (threadIdx.x < 16) return;
+    int c = __syncthreads_count(1);
+    if (threadIdx.x == 16) out[0] = c;
+}
+"""
+    got = launch(source, "k", 1, 64, [np.zeros(1, np.int32)])
+    assert "divergent_barrier" in got.kinds()
+    assert got.arrays[0][0] == 48
+
+
+INTRINSICS = r"""
+extern "C" __global__ void k(unsigned* u, int* i, float* f) {
+    if (threadIdx.x != 0) return;
+    u[0] = __sad(3, 10, 1u);
+    u[1] = __usad(10u, 3u, 2u);
+    u[2] = __funnelshift_l(0x80000000u, 0x1u, 1u);
+    u[3] = __funnelshift_r(0x2u, 0x1u, 1u);
+    u[4] = __byte_perm(0x33221100u, 0x77665544u, 0x7531u);
+    u[5] = __uhadd(0xFFFFFFFFu, 1u);
+    u[6] = __funnelshift_lc(1u, 2u, 40u);
+    u[7] = __funnelshift_rc(1u, 2u, 40u);
+    i[0] = __hadd(-3, 0);
+    i[1] = __rhadd(3, 0);
+    i[2] = __double2int_rn(2.5);
+    f[0] = __fadd_rz(1.0f, 1e-8f);
+    f[1] = __fadd_ru(1.0f, 1e-8f);
+    f[2] = __fdiv_rd(1.0f, 3.0f);
+    f[3] = __fdiv_ru(1.0f, 3.0f);
+    f[4] = __fmul_rn(1.5f, 2.0f) + __fsqrt_rz(4.0f) + __frsqrt_rn(4.0f);
+}
+"""
+
+
+def test_integer_and_rounding_intrinsics():
+    got = launch(INTRINSICS, "k", 1, 32, [np.zeros(8, np.uint32), np.zeros(3, np.int32), np.zeros(5, np.float32)])
+    assert got.fault is None and not got.diagnostics, got.diagnostics
+    u, i, f = got.arrays
+    assert list(u) == [8, 9, 3, 0x80000001, 0x77553311, 0x80000000, 1, 2]
+    assert list(i) == [-2, 2, 2]
+    one_up = np.nextafter(np.float32(1), np.float32(2))
+    assert f[0] == np.float32(1) and f[1] == one_up
+    third = np.float32(1) / np.float32(3)
+    assert f[2] < f[3] and {f[2], f[3]} >= {third} and f[3] == np.nextafter(f[2], np.float32(1))
+    assert f[4] == np.float32(5.5)
