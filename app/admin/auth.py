@@ -9,15 +9,23 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import logging
 from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
+from app.db import transaction
 from app.deps import SessionDep, get_current_user
-from app.models import TOKEN_SCOPES
+from app.models import TOKEN_SCOPES, utcnow
+from app.security.csrf import SAFE_METHODS
 from app.services import admin_tokens
 from app.services.admin_audit import Actor
+
+log = logging.getLogger("kdojo.admin")
 
 SESSION_SCOPES: dict[str, frozenset[str]] = {
     "admin": frozenset(TOKEN_SCOPES),
@@ -36,6 +44,25 @@ def _bearer_token(request: Request) -> str | None:
     return value.strip() if scheme.lower() == "bearer" else None
 
 
+def _mark_used(request: Request, session: Session, token_id: int, last_used_at: dt.datetime | None) -> None:
+    """Record when a token was last used (at most once a minute; best effort).
+
+    A state-changing request's session already holds SQLite's write lock: the
+    update rides on it and is committed with the request's own change. A read
+    request writes in its own short transaction (a second writer inside a
+    writing request would wait on itself)."""
+    if last_used_at is not None and utcnow() - last_used_at < dt.timedelta(seconds=60):
+        return
+    if request.method not in SAFE_METHODS:
+        admin_tokens.touch(session, token_id)
+        return
+    try:
+        with transaction(request.app.state.sessionmaker) as own:
+            admin_tokens.touch(own, token_id)
+    except SQLAlchemyError:  # a busy database must not fail a read
+        log.warning("could not record the use of token %s", token_id, exc_info=True)
+
+
 def current_actor(request: Request, session: SessionDep) -> Actor:
     """The caller of an admin endpoint, with the scopes it holds."""
     token = _bearer_token(request)
@@ -44,8 +71,7 @@ def current_actor(request: Request, session: SessionDep) -> Actor:
         if found is None:
             raise _unauthorized("The API token is unknown, expired or revoked.")
         row, user = found
-        admin_tokens.touch(session, row.id)
-        session.commit()
+        _mark_used(request, session, row.id, row.last_used_at)
         return Actor(user_id=user.id, email=user.email, via=f"token:{row.id}", scopes=frozenset(row.scopes))
     user = get_current_user(request, session)
     if user is None:
