@@ -117,7 +117,7 @@ class EmuBackend:
             timeout_s: float) -> RunOutcome:
         handle: EmuHandle = program.handle
         order = list(buffers)
-        wire = [WireBuffer(name, buffers[name].full.tobytes(), buffers[name].payload_offset_bytes,
+        wire = [WireBuffer(name, _bytes_view(buffers[name].full), buffers[name].payload_offset_bytes,
                            buffers[name].size * buffers[name].full.dtype.itemsize, buffers[name].full.dtype.itemsize)
                 for name in order]
         request = encode_request(wire, [_wire_launch(launch, order) for launch in launches], adversarial=False)
@@ -147,7 +147,7 @@ class EmuBackend:
                    fast: WireResponse | None) -> list[RunDiagnostic]:
         """The instrumented, adversarial-order run of a small case: its findings as diagnostics."""
         threads = sum(np.prod(l.grid) * np.prod(l.block) for l in launches)
-        if threads > CHECK_MAX_THREADS or sum(len(b.data) for b in wire) > CHECK_MAX_BYTES:
+        if threads > CHECK_MAX_THREADS or sum(memoryview(b.data).nbytes for b in wire) > CHECK_MAX_BYTES:
             return []
         adversarial = request[:4] + (1).to_bytes(4, "little") + request[8:]
         program = handle.built.programs["check"]
@@ -191,6 +191,13 @@ def _wire_launch(launch: Launch, order: list[str]) -> WireLaunch:
         else:
             args.append((ARG_INT, int_bits(int(arg.value or 0))))
     return WireLaunch(launch.kernel, tuple(launch.grid), tuple(launch.block), int(launch.shared_bytes), tuple(args))
+
+
+def _bytes_view(array: np.ndarray) -> memoryview:
+    """The array's bytes without a copy (encode_request joins them once)."""
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    return memoryview(array.reshape(-1).view(np.uint8))
 
 
 def _copy_back(response: WireResponse, order: list[str], buffers: dict[str, GuardedArray]) -> None:

@@ -39,7 +39,7 @@ ARG_BUFFER, ARG_INT, ARG_FLOAT = 0, 1, 2
 @dataclass(frozen=True)
 class WireBuffer:
     name: str
-    data: bytes
+    data: bytes | memoryview  # any contiguous bytes-like object (sent as is)
     payload_offset: int
     payload_bytes: int
     elem_bytes: int
@@ -70,7 +70,7 @@ class WireResponse:
     fault_pc: int
     diagnostics: list[WireDiag] = field(default_factory=list)
     output: str = ""
-    buffers: list[bytes] = field(default_factory=list)
+    buffers: list[bytes | memoryview] = field(default_factory=list)
 
 
 def _str(value: str) -> bytes:
@@ -90,7 +90,7 @@ def encode_request(buffers: list[WireBuffer], launches: list[WireLaunch], advers
     parts = [struct.pack("<III", REQUEST_MAGIC, MODE_ADVERSARIAL if adversarial else 0, len(buffers))]
     for b in buffers:
         parts.append(_str(b.name))
-        parts.append(struct.pack("<QQQI", len(b.data), b.payload_offset, b.payload_bytes, b.elem_bytes))
+        parts.append(struct.pack("<QQQI", memoryview(b.data).nbytes, b.payload_offset, b.payload_bytes, b.elem_bytes))
         parts.append(b.data)
     parts.append(struct.pack("<I", len(launches)))
     for launch in launches:
@@ -114,20 +114,21 @@ class _Reader:
         self.pos += size
         return values
 
-    def raw(self, size: int) -> bytes:
+    def raw(self, size: int) -> memoryview:
         if self.pos + size > len(self.data):
             raise ValueError("truncated response")
-        chunk = bytes(self.data[self.pos:self.pos + size])
+        chunk = self.data[self.pos:self.pos + size]
         self.pos += size
         return chunk
 
     def string(self) -> str:
         (size,) = self.take("<I")
-        return self.raw(size).decode("utf-8", errors="replace")
+        return bytes(self.raw(size)).decode("utf-8", errors="replace")
 
 
-def decode_body(body: bytes) -> WireResponse:
-    """Parse a response body (after the magic and the length). Raises ValueError."""
+def decode_body(body: bytes | memoryview) -> WireResponse:
+    """Parse a response body (after the magic and the length). Raises ValueError.
+    The returned buffers are views of `body` (read-only use), not copies."""
     r = _Reader(body)
     (faulted,) = r.take("<I")
     name, message = r.string(), r.string()

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <math.h>
 #include <cmath>
+#include <tuple>
 #include <type_traits>
 
 #include "kdojo_types.h"
@@ -88,19 +89,26 @@ inline T convert_arg(const LaunchArgs* a, int i) {
     }
 }
 
+// The arguments are converted once per launch; every thread calls the kernel with them.
 template <class... P>
 struct KernelCall {
     void (*fn)(P...);
-    const LaunchArgs* args;
+    std::tuple<std::remove_cv_t<P>...> values;
     static void body(void* self) {
         auto* k = static_cast<KernelCall*>(self);
         k->invoke(std::index_sequence_for<P...>{});
     }
     template <size_t... I>
     void invoke(std::index_sequence<I...>) {
-        fn(convert_arg<std::remove_cv_t<P>>(args, static_cast<int>(I))...);
+        fn(std::get<I>(values)...);
     }
 };
+
+template <class... P, size_t... I>
+KernelCall<P...> make_call(void (*fn)(P...), const LaunchArgs* args, std::index_sequence<I...>) {
+    return KernelCall<P...>{fn, std::tuple<std::remove_cv_t<P>...>(
+                                    convert_arg<std::remove_cv_t<P>>(args, static_cast<int>(I))...)};
+}
 
 template <class... P>
 void launch(const char* name, void (*fn)(P...), const LaunchArgs* args) {
@@ -108,7 +116,7 @@ void launch(const char* name, void (*fn)(P...), const LaunchArgs* args) {
         bad_launch(name, "the launch plan passes a different number of arguments than the kernel takes");
         return;
     }
-    KernelCall<P...> call{fn, args};
+    KernelCall<P...> call = make_call(fn, args, std::index_sequence_for<P...>{});
     run_grid(&KernelCall<P...>::body, &call);
 }
 

@@ -54,19 +54,28 @@ struct Warp {
     bool mixed;        // some waiting lane differs from mask0/kind0
 };
 
-std::vector<void*> g_free_stacks;
+// Free stacks. `ctx` non-null: a parked fiber, waiting in fiber_entry's loop
+// for its next thread (no make_fcontext needed); null: a bare stack.
+struct FreeStack {
+    void* stack;
+    void* ctx;
+};
+std::vector<FreeStack> g_free_stacks;
 std::vector<Thread> g_threads;
 std::vector<Warp> g_warps;
 std::vector<unsigned> g_queue;  // runnable threads, in order
 size_t g_queue_head = 0;
 // Lanes a warp collective just released run before anything else, so a warp
 // goes through its shuffles with only its own 32 stacks in cache.
-std::vector<unsigned> g_hot;
-size_t g_hot_head = 0;
+// A ring: at most one entry per thread of the block (1024) is ever pending.
+constexpr unsigned kHotRing = 2048;
+unsigned g_hot[kHotRing];
+unsigned g_hot_head = 0, g_hot_tail = 0;
+inline void hot_push(unsigned i) { g_hot[g_hot_tail++ & (kHotRing - 1)] = i; }
 
 
 std::vector<unsigned> g_order;
-unsigned g_done = 0, g_at_barrier = 0, g_at_coll = 0;
+unsigned g_done = 0, g_at_barrier = 0;
 // The last released barrier: threads it released, and how many of them passed
 // a non-zero predicate (__syncthreads_count / _and / _or read these on return;
 // no other barrier can be released before every released thread has run on).
@@ -78,41 +87,35 @@ Body g_body = nullptr;
 void* g_body_ctx = nullptr;
 
 Thread* pop_runnable() {
-    if (g_hot_head < g_hot.size()) {
-        Thread* t = &g_threads[g_hot[g_hot_head++]];
-        if (g_hot_head == g_hot.size()) {
-            g_hot.clear();
-            g_hot_head = 0;
-        }
-        return t;
-    }
+    if (g_hot_head != g_hot_tail) return &g_threads[g_hot[g_hot_head++ & (kHotRing - 1)]];
     if (g_queue_head < g_queue.size()) return &g_threads[g_queue[g_queue_head++]];
     return nullptr;
 }
 
 
-void* take_stack() {
+FreeStack take_stack() {
     if (!g_free_stacks.empty()) {
-        void* s = g_free_stacks.back();
+        FreeStack s = g_free_stacks.back();
         g_free_stacks.pop_back();
         return s;
     }
     void* p = mmap(nullptr, kStackBytes + kGuardBytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return nullptr;
+    if (p == MAP_FAILED) return FreeStack{nullptr, nullptr};
     mprotect(p, kGuardBytes, PROT_NONE);  // overflowing the stack faults, never corrupts
-    return p;
+    return FreeStack{p, nullptr};
 }
 
 // Every jump passes the Thread it leaves (null: the scheduler). Whoever lands
-// stores the left context — or, when that thread finished, recycles its
-// stack, which is safe only now that nothing runs on it.
+// stores the left context — or, when that thread finished, parks its fiber
+// (stack and context) for the next new thread, safe only now that nothing
+// runs on it.
 void on_arrival(bcd::transfer_t r) {
     auto* prev = static_cast<Thread*>(r.data);
     if (!prev) {
         g_sched = r.fctx;
     } else if (prev->state == T_DONE) {
-        g_free_stacks.push_back(prev->stack);
+        g_free_stacks.push_back(FreeStack{prev->stack, r.fctx});
         prev->stack = nullptr;
     } else {
         prev->ctx = r.fctx;
@@ -124,16 +127,21 @@ void fiber_entry(bcd::transfer_t t);
 // Gives `t` a stack and a fresh context if it has not started yet.
 bool prepare(Thread& t) {
     if (t.state == T_NEW) {
-        t.stack = take_stack();
+        FreeStack fs = take_stack();
+        t.stack = fs.stack;
         if (!t.stack) {
             set_fault("out of memory", "the emulator could not allocate a thread stack", 0, 0);
             return false;
         }
-        // Stagger the stack tops: fibers' hot frames would otherwise all map to
-        // the same cache sets (every stack starts on the same alignment).
-        size_t color = (t.st.linear % 63) * 64;
-        t.ctx = bcd::make_fcontext(static_cast<char*>(t.stack) + kGuardBytes + kStackBytes - color,
-                                   kStackBytes - color, fiber_entry);
+        if (fs.ctx) {
+            t.ctx = fs.ctx;  // a parked fiber: it picks up g_running when resumed
+        } else {
+            // Stagger the stack tops: fibers' hot frames would otherwise all map to
+            // the same cache sets (every stack starts on the same alignment).
+            size_t color = (t.st.linear % 63) * 64;
+            t.ctx = bcd::make_fcontext(static_cast<char*>(t.stack) + kGuardBytes + kStackBytes - color,
+                                       kStackBytes - color, fiber_entry);
+        }
     }
     t.state = T_RUNNABLE;
     return true;
@@ -160,7 +168,7 @@ void leave(Thread* self) {
 
 // The next queued thread if it has not started (and nothing released waits).
 Thread* pop_new() {
-    if (g_hot_head < g_hot.size() || g_queue_head >= g_queue.size()) return nullptr;
+    if (g_hot_head != g_hot_tail || g_queue_head >= g_queue.size()) return nullptr;
     Thread* t = &g_threads[g_queue[g_queue_head]];
     if (t->state != T_NEW) return nullptr;
     ++g_queue_head;
@@ -177,15 +185,18 @@ void fiber_entry(bcd::transfer_t t) {
         // A thread that has not started yet runs right here, on this stack: a
         // kernel without barriers or collectives never switches at all.
         Thread* next = g_fault.set ? nullptr : pop_new();
-        if (!next) break;
-        next->stack = self->stack;
-        self->stack = nullptr;
-        next->state = T_RUNNABLE;
-        g_running = next;
-        g_cur = &next->st;
+        if (next) {
+            next->stack = self->stack;
+            self->stack = nullptr;
+            next->state = T_RUNNABLE;
+            g_running = next;
+            g_cur = &next->st;
+            continue;
+        }
+        // Park: the fiber lands here again when prepare() hands it a new thread
+        // (g_running is then that thread), in this launch or a later one.
+        leave(self);
     }
-    leave(g_running);
-    __builtin_unreachable();
 }
 
 void yield_to_scheduler() { leave(g_running); }
@@ -265,6 +276,54 @@ __attribute__((noinline, cold)) std::string describe_mismatch(const Thread& o, c
            std::to_string(ref.st.lane) + " passes " + hex(ref.mask) + " (line " + std::to_string(ref.line) + ")";
 }
 
+// One pass over the present lanes of a complete group: each lane's result, its
+// release, and its place among the lanes that run next. Specialised per
+// collective so that the loop has no switch (it runs once per lane).
+template <int K>
+inline void release_lanes(Thread* lanes, unsigned warp, unsigned m, unsigned present, unsigned absent, uint64_t votes,
+                          Thread* arriving) {
+    unsigned tail = g_hot_tail;
+    for (unsigned bits = present; bits; bits &= bits - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+        Thread& o = lanes[l];
+        if constexpr (K >= COLL_SHFL_IDX && K <= COLL_SHFL_XOR) {
+            unsigned width = static_cast<unsigned>(o.width);
+            unsigned base = l & ~(width - 1u);
+            long src;
+            if constexpr (K == COLL_SHFL_IDX) {
+                src = base + (static_cast<unsigned>(o.arg) & (width - 1u));
+            } else if constexpr (K == COLL_SHFL_UP) {
+                src = static_cast<long>(l) - o.arg;
+                if (src < static_cast<long>(base)) src = l;
+            } else if constexpr (K == COLL_SHFL_DOWN) {
+                src = static_cast<long>(l) + o.arg;
+                if (src >= static_cast<long>(base + width)) src = l;
+            } else {
+                src = static_cast<long>(l ^ static_cast<unsigned>(o.arg));
+                if (src >= static_cast<long>(base + width)) src = l;
+            }
+            if (__builtin_expect(static_cast<unsigned long>(src) > 31 || !(present & lane_bit(static_cast<unsigned>(src))), 0)) {
+                bad_source(o, l, warp, src, m, src >= 0 && src <= 31 && (absent & lane_bit(static_cast<unsigned>(src))));
+                o.result = o.value;
+            } else {
+                o.result = lanes[src].value;
+            }
+        } else if constexpr (K == COLL_BALLOT) {
+            o.result = votes;
+        } else if constexpr (K == COLL_ANY) {
+            o.result = votes != 0;
+        } else if constexpr (K == COLL_ALL) {
+            o.result = (votes & present) == present;
+        } else {
+            o.result = 0;
+        }
+        ++o.sync_epoch;
+        o.state = T_RUNNABLE;
+        if (&o != arriving) g_hot[tail++ & (kHotRing - 1)] = warp * 32 + l;
+    }
+    g_hot_tail = tail;
+}
+
 __attribute__((noinline)) bool complete_group(Warp& w, unsigned warp, unsigned m, unsigned absent, Thread* arriving,
                                               std::string* error) {
     Thread* lanes = &g_threads[warp * 32];
@@ -279,47 +338,26 @@ __attribute__((noinline)) bool complete_group(Warp& w, unsigned warp, unsigned m
             return false;
         }
     }
+    // Every present lane now calls the same collective: one pass computes each
+    // lane's result and releases it.
     unsigned present = m & ~absent;
     uint64_t votes = 0;
-    int kind = lanes[__builtin_ctz(present)].kind;
+    const int kind = lanes[__builtin_ctz(present)].kind;
     if (kind == COLL_BALLOT || kind == COLL_ANY || kind == COLL_ALL)
         for (unsigned bits = present; bits; bits &= bits - 1)
             if (lanes[__builtin_ctz(bits)].value) votes |= lane_bit(static_cast<unsigned>(__builtin_ctz(bits)));
-    for (unsigned bits = present; bits; bits &= bits - 1) {
-        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
-        Thread& o = lanes[l];
-        unsigned width = static_cast<unsigned>(o.width);
-        unsigned base = l & ~(width - 1u);
-        long src = l;
-        switch (o.kind) {
-            case COLL_SHFL_IDX: src = base + (static_cast<unsigned>(o.arg) & (width - 1u)); break;
-            case COLL_SHFL_UP: src = static_cast<long>(l) - o.arg; if (src < static_cast<long>(base)) src = l; break;
-            case COLL_SHFL_DOWN: src = static_cast<long>(l) + o.arg; if (src >= static_cast<long>(base + width)) src = l; break;
-            case COLL_SHFL_XOR: src = static_cast<long>(l ^ static_cast<unsigned>(o.arg)); if (src >= static_cast<long>(base + width)) src = l; break;
-            case COLL_BALLOT: o.result = votes; break;
-            case COLL_ANY: o.result = votes != 0; break;
-            case COLL_ALL: o.result = (votes & present) == present; break;
-            default: o.result = 0; break;
-        }
-        if (o.kind >= COLL_SHFL_IDX && o.kind <= COLL_SHFL_XOR) {
-            if (src < 0 || src > 31 || !(present & lane_bit(static_cast<unsigned>(src)))) {
-                bad_source(o, l, warp, src, m, src >= 0 && src <= 31 && (absent & lane_bit(static_cast<unsigned>(src))));
-                o.result = o.value;
-            } else {
-                o.result = lanes[src].value;
-            }
-        }
+    switch (kind) {
+        case COLL_SHFL_IDX: release_lanes<COLL_SHFL_IDX>(lanes, warp, m, present, absent, votes, arriving); break;
+        case COLL_SHFL_UP: release_lanes<COLL_SHFL_UP>(lanes, warp, m, present, absent, votes, arriving); break;
+        case COLL_SHFL_DOWN: release_lanes<COLL_SHFL_DOWN>(lanes, warp, m, present, absent, votes, arriving); break;
+        case COLL_SHFL_XOR: release_lanes<COLL_SHFL_XOR>(lanes, warp, m, present, absent, votes, arriving); break;
+        case COLL_BALLOT: release_lanes<COLL_BALLOT>(lanes, warp, m, present, absent, votes, arriving); break;
+        case COLL_ANY: release_lanes<COLL_ANY>(lanes, warp, m, present, absent, votes, arriving); break;
+        case COLL_ALL: release_lanes<COLL_ALL>(lanes, warp, m, present, absent, votes, arriving); break;
+        default: release_lanes<0>(lanes, warp, m, present, absent, votes, arriving); break;
     }
     w.arrived &= ~present;
     if (w.arrived == 0) w.mixed = false;
-    for (unsigned bits = present; bits; bits &= bits - 1) {
-        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
-        Thread& o = lanes[l];
-        ++o.sync_epoch;
-        --g_at_coll;
-        o.state = T_RUNNABLE;
-        if (&o != arriving) g_hot.push_back(warp * 32 + l);
-    }
     return true;
 }
 
@@ -393,7 +431,9 @@ bool release_barrier() {
 bool settle_block() {
     unsigned n = static_cast<unsigned>(g_threads.size());
     if (g_done == n) return false;
-    if (g_at_coll == 0) return release_barrier();
+    bool at_coll = false;
+    for (const Thread& t : g_threads) at_coll |= t.state == T_COLL;
+    if (!at_coll) return release_barrier();
     for (unsigned i : g_order) {
         Thread& t = g_threads[i];
         if (t.state != T_COLL) continue;
@@ -441,11 +481,10 @@ bool settle_block() {
 
 void run_block() {
     unsigned n = static_cast<unsigned>(g_threads.size());
-    g_done = g_at_barrier = g_at_coll = 0;
+    g_done = g_at_barrier = 0;
     g_queue.assign(g_order.begin(), g_order.end());
     g_queue_head = 0;
-    g_hot.clear();
-    g_hot_head = 0;
+    g_hot_head = g_hot_tail = 0;
     for (;;) {
         while (Thread* t = pop_runnable()) {
             resume(*t);
@@ -484,7 +523,7 @@ void init_threads(unsigned bx, unsigned by, unsigned bz) {
 void reclaim_stacks() {
     for (Thread& t : g_threads) {
         if (t.stack) {
-            g_free_stacks.push_back(t.stack);
+            g_free_stacks.push_back(FreeStack{t.stack, nullptr});  // its context is abandoned
             t.stack = nullptr;
         }
     }
@@ -581,7 +620,6 @@ uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, 
     t->value = value;
     t->arg = arg;
     t->width = width;
-    ++g_at_coll;
     if (w.arrived == 0) {
         w.mask0 = m;
         w.kind0 = kind;
