@@ -28,10 +28,10 @@ def _admin(user: User | None) -> User:
 def _page(request: Request, session: SessionDep, user: User, catalog: object, **extra: object) -> HTMLResponse:
     context = base_context(request, session, user, catalog)
     context.update(
-        title="API tokens", scopes=TOKEN_SCOPES,
+        title="API tokens", scopes=TOKEN_SCOPES, new_token=None, error=None,
         tokens=[admin_tokens.view(row, email) for row, email in admin_tokens.list_tokens(session)],
-        new_token=None, error=None, **extra,
     )
+    context.update(extra)
     return render(request, "admin/tokens.html", context, status_code=422 if extra.get("error") else 200)
 
 

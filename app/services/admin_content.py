@@ -76,6 +76,10 @@ class LessonWatcher:
         self._stop.set()
         self._thread.join(timeout=5)
 
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
     def _run(self) -> None:
         lessons_dir = self.app.state.settings.lessons_dir
         seen = snapshot(lessons_dir)
