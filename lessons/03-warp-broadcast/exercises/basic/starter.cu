@@ -2,6 +2,7 @@
 // block, shares the sum with every lane, and each lane adds it to its input.
 // Launch: grid = ceil_div(size, 32) blocks of 32 threads (one warp per block).
 extern "C" __global__ void basic_broadcast(float* output, const float* input, int size) {
+    // BEGIN FILL-IN
     int global_i = blockIdx.x * blockDim.x + threadIdx.x;
 
     // TODO: lane = threadIdx.x % 32; lane 0 sums input[block_start .. block_start + 3]
@@ -10,4 +11,5 @@ extern "C" __global__ void basic_broadcast(float* output, const float* input, in
     if (global_i < size) {
         output[global_i] = input[global_i];   // TODO: add the broadcast value
     }
+    // END FILL-IN
 }

@@ -7,12 +7,15 @@
 // This starter is a placeholder: it copies x to y without normalising.
 // Replace it with block-wide reductions for the mean and the variance.
 
+// FILL-IN: helper functions, if you want them
 extern "C" __global__ void layernorm(const float* x, const float* weight, const float* bias,
                                      float* y, int rows, int cols, float eps) {
+    // BEGIN FILL-IN
     const float* xr = x + (size_t)blockIdx.x * cols;
     float* yr = y + (size_t)blockIdx.x * cols;
     // TODO: block-wide sum -> mean (warp shuffle inside a warp, shared memory across warps)
     // TODO: block-wide sum of squared deviations -> variance
     // TODO: normalise, scale by weight, shift by bias
     for (int c = threadIdx.x; c < cols; c += blockDim.x) yr[c] = xr[c];
+    // END FILL-IN
 }
