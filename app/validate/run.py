@@ -8,7 +8,7 @@ from typing import Any
 from app.validate import content
 from app.validate.judging import judge_exercise
 from app.validate.outputs import check_outputs
-from app.validate.report import LessonReport, Report
+from app.validate.report import LessonReport, Report, display
 
 
 class NoLessons(ValueError):
@@ -49,7 +49,7 @@ def _open_judge(lessons_root: Path, backend: str) -> Any:
 def validate_lesson(lesson_dir: Path, judge: Any | None) -> LessonReport:
     from kernels.spec import SpecError, load_spec
 
-    report = LessonReport(path=str(lesson_dir))
+    report = LessonReport(path=display(lesson_dir))
     meta = content.check_meta(lesson_dir, report)
     content.check_texts(lesson_dir, report)
     if meta is None:
