@@ -129,7 +129,13 @@ class EmuBackend:
             # small case is re-run checked to find the line (a hang is not re-run).
             if fast.kind != "time_limit_exceeded":
                 diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, None)
-            return RunOutcome(buffers, "", RuntimeFault(fast.kind, fast.name, fast.message, poisoned=True), diagnostics)
+            fault = RuntimeFault(fast.kind, fast.name, fast.message, poisoned=True)
+            if fast.memory is not None:
+                # Any size: the fault names its instruction (the learner's line) and address.
+                name, message, diag = _memory_fault(fast.memory, handle.built.programs["fast"], order, buffers)
+                fault = RuntimeFault(fast.kind, name, message, poisoned=True)
+                diagnostics.append(diag)
+            return RunOutcome(buffers, "", fault, _dedupe(diagnostics))
         diagnostics += _run_diagnostics(fast, handle.built.programs["fast"])
         _copy_back(fast, order, buffers)
         if fast.fault_name is not None:
@@ -155,8 +161,12 @@ class EmuBackend:
         if isinstance(checked, Crash):
             if fast is None:
                 return []
-            return [RunDiagnostic("check_crash", 0, f"the checked re-run in reverse thread order crashed: "
-                                                    f"{checked.name}: {checked.message}")]
+            name, message, line = checked.name, checked.message, 0
+            if checked.memory is not None:
+                name, message, diag = _memory_fault(checked.memory, program, order, buffers)
+                line = diag.line
+            return [RunDiagnostic("check_crash", line, f"the checked re-run in reverse thread order crashed: "
+                                                       f"{name}: {message}")]
         diags = _run_diagnostics(checked, program)
         if checked.fault_name is not None:
             diags.append(_fault_diagnostic(checked, program))
@@ -204,6 +214,32 @@ def _copy_back(response: WireResponse, order: list[str], buffers: dict[str, Guar
     for name, data in zip(order, response.buffers):
         full = buffers[name].full
         full.view(np.uint8)[:] = np.frombuffer(data, dtype=np.uint8, count=full.nbytes)
+
+
+def _memory_fault(report: dict[str, int], program: Path, order: list[str],
+                  buffers: dict[str, GuardedArray]) -> tuple[str, str, RunDiagnostic]:
+    """A segmentation fault's report → (fault name, message, diagnostic), naming the
+    learner's line (the faulting instruction; 0 when it is not in their code)."""
+    pc = report.get("pc", 0)
+    # The faulting instruction itself, not a return address: symbolize() looks up pc - 1.
+    line = _symbolize(program, [pc + 1]).get(pc + 1, 0) if pc else 0
+    at = f" (line {line})" if line else ""
+    access = {1: "write", 0: "read"}.get(report.get("write", -1), "access")
+    if report.get("stack"):
+        message = (f"a thread overflowed its stack{at}: deep recursion or large local arrays "
+                   f"(each emulated thread has {toolchain.STACK_KIB} KiB)")
+        return "stack overflow", message, RunDiagnostic("stack_overflow", line, message)
+    index = report.get("buffer", -1)
+    if 0 <= index < len(order):
+        name = order[index]
+        message = (f"buffer '{name}' at element {report.get('element', 0)}, valid elements are "
+                   f"0..{buffers[name].size - 1}{at}: far past the buffer, in memory the kernel does not own "
+                   "(segmentation fault)")
+        return f"out-of-bounds {access}", message, RunDiagnostic("out_of_bounds", line,
+                                                                 f"out-of-bounds {access} of {message}")
+    message = (f"segmentation fault{at}: a {access} of address {report.get('addr', 0):#x}, which is no buffer's "
+               "memory (a null or uninitialised pointer, or far out of bounds)")
+    return "invalid memory access", message, RunDiagnostic("invalid_memory_access", line, message)
 
 
 def _symbolize(program: Path, pcs: list[int]) -> dict[int, int]:

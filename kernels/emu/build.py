@@ -34,11 +34,15 @@ from kernels.emu.launcher import LAUNCHER_FILE, LEARNER_FILE
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
 RUNTIME_SOURCES = ("kdojo_rt.cpp", "kdojo_host.cpp", "kdojo_sandbox.cpp", "kdojo_check.cpp")
 VARIANTS = ("fast", "check")
+STACK_KIB = 128  # an emulated thread's stack in the fast build (runtime/kdojo_rt.cpp: kStackBytes)
 _COMMON = ["-std=gnu++17", "-g1", "-fno-strict-aliasing", "-fno-exceptions", "-fno-rtti"]
 _RUNTIME_FLAGS = {"fast": ["-O3"], "check": ["-O2", "-DKDOJO_CHECK"]}
+# -fstack-clash-protection: a frame larger than a page probes each page, so a
+# thread overflowing its stack always hits its guard page (and is reported as a
+# stack overflow) instead of jumping over it into other memory.
 _LEARNER_FLAGS = {
-    "fast": ["-O2", "-w"],
-    "check": ["-O1", "-w", "-DKDOJO_CHECK", "-fsanitize=thread"],
+    "fast": ["-O2", "-w", "-fstack-clash-protection"],
+    "check": ["-O1", "-w", "-DKDOJO_CHECK", "-fsanitize=thread", "-fstack-clash-protection"],
 }
 _LINK = ["-static", "-no-pie"]
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")

@@ -39,6 +39,24 @@ class Crash:
     name: str
     message: str
     stderr: str
+    # A segmentation fault's report (runtime's on_memory_fault): pc, addr, write
+    # (1, 0, -1 unknown), kernel, stack (1: a thread's stack overflowed), buffer
+    # (index in the request) and element, when the address is near one.
+    memory: dict[str, int] | None = None
+
+
+_MEMORY_FAULT = re.compile(r"KDOJO-MEMORY-FAULT ((?:\w+=-?(?:0x[0-9a-f]+|\d+) ?)+)")
+
+
+def _memory_report(stderr: str) -> dict[str, int] | None:
+    found = _MEMORY_FAULT.findall(stderr)
+    if not found:
+        return None
+    fields = {}
+    for item in found[-1].split():
+        key, _, value = item.partition("=")
+        fields[key] = int(value, 16) if value.startswith("0x") else int(value)
+    return fields
 
 
 def _describe_exit(returncode: int, stderr: str) -> Crash:
@@ -58,7 +76,8 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
         if sig == signal.SIGSEGV or sig == signal.SIGBUS:
             return Crash("runtime_error", "invalid memory access",
                          "segmentation fault: a kernel read or wrote memory it does not own "
-                         "(far out of bounds, a null pointer, or a thread's stack overflowing)", stderr)
+                         "(far out of bounds, a null pointer, or a thread's stack overflowing)", stderr,
+                         _memory_report(stderr))
         if sig == signal.SIGFPE:
             return Crash("runtime_error", "arithmetic exception", "integer division by zero", stderr)
         if sig == signal.SIGABRT:

@@ -89,3 +89,57 @@ def test_correct_kernels_raise_no_diagnostic(name):
 def test_every_bad_kernel_is_covered():
     bad = {p.name for p in KERNELS.glob("*.cu")} - set(GOOD)
     assert bad == {c[0] for c in CASES} | {c[0] for c in CHECKED}
+
+
+# Far out of bounds, past the guard bands: the program dies of SIGSEGV, but its
+# report names the instruction (the learner's line), the buffer and the element.
+SEGFAULTS = {
+    "far_read": ('extern "C" __global__ void k(const float* in, float* out, int n) {\n'
+                 '    int i = blockIdx.x * blockDim.x + threadIdx.x;\n'
+                 '    atomicAdd(out, in[i * 100000]);\n'
+                 '}\n', 300, ("out-of-bounds read", "out_of_bounds", 3, "buffer 'b0' at element 100000")),
+    "null_write": ('extern "C" __global__ void k(const float* in, float* out, int n) {\n'
+                   '    float* p = reinterpret_cast<float*>((size_t)n);\n'
+                   '    p[threadIdx.x] = in[0];\n'
+                   '}\n', 0, ("invalid memory access", "invalid_memory_access", 3, "a write of address 0x0")),
+    "stack_overflow": ('__device__ int deep(int d) {\n'
+                       '    volatile char big[4096];\n'
+                       '    big[0] = (char)d;\n'
+                       '    return d == 0 ? big[0] : deep(d - 1) + big[0];\n'
+                       '}\n'
+                       'extern "C" __global__ void k(const float* in, float* out, int n) { out[0] = deep(n); }\n',
+                       1000, ("stack overflow", "stack_overflow", 1, "overflowed its stack")),
+}
+
+
+@pytest.mark.parametrize("name", list(SEGFAULTS))
+def test_segmentation_fault_names_the_line(name):
+    from kernels.emu.backend import _memory_fault
+    from tests.emu.harness import compile_source
+
+    source, n, (fault, kind, line, text) = SEGFAULTS[name]
+    for variant in ("fast", "check"):
+        got = launch(source, "k", 2, 32, [_ones(300), np.zeros(1, F32), n], variant=variant)
+        assert got.crash is not None and got.crash.memory is not None, got
+        sizes = {"b0": np.zeros(300), "b1": np.zeros(1)}
+        fault_name, message, diag = _memory_fault(got.crash.memory, compile_source(source, ("k",)).programs[variant],
+                                                  ["b0", "b1"], {k: type("B", (), {"size": v.size})() for k, v in sizes.items()})
+        assert fault_name == fault and diag.kind == kind and diag.line == line, (fault_name, diag)
+        assert text in message and f"line {line}" in message
+
+
+def test_judged_far_overrun_names_line_buffer_and_element():
+    """saxpy without a per-element bound: small cases write into the guard bands
+    (wrong answer); at N = 262145 the last chunk reads far past `x` and the
+    program crashes — the message says where (line 9), not just "segfault"."""
+    from kernels.catalog import REPO_ROOT, load_exercises
+    from kernels.emu.backend import EmuBackend
+    from kernels.pipeline import run_pipeline
+
+    exercise = load_exercises(REPO_ROOT / "lessons")["elementwise.saxpy"]
+    path = REPO_ROOT / "lessons/01-elementwise/exercises/saxpy/solutions/wrong/missing_bounds_check.cu"
+    result = run_pipeline(exercise, path.read_text(), EmuBackend(), bench=False, seed=11, emit=lambda event: None)
+    crashed = [t for t in result["tests"] if t["status"] == "error"]
+    assert crashed and "out-of-bounds read" in crashed[0]["message"] and "(line 9)" in crashed[0]["message"]
+    assert "buffer 'x' at element" in crashed[0]["message"]
+    assert all(d["line"] == 9 for d in result["diagnostics"] if d["kind"] == "out_of_bounds")

@@ -11,12 +11,15 @@
 #include "kdojo_rt_internal.h"
 
 #include <boost/context/detail/fcontext.hpp>
+#include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -530,6 +533,109 @@ void reclaim_stacks() {
 }
 
 }  // namespace
+
+// ---- a segmentation fault names its instruction and address -----------------
+// A kernel that reads or writes far past a buffer (beyond the guard bands)
+// lands in unmapped memory and the program dies of SIGSEGV. Before it does,
+// this handler (on its own stack: a fiber's overflowing stack is unusable)
+// writes one line to stderr: the faulting instruction (the host side turns it
+// into the learner's line), the address, read or write, and the buffer the
+// address is nearest to. SA_RESETHAND: returning re-runs the instruction,
+// which now kills the program as before. Only write(2) is called here.
+namespace {
+
+alignas(16) char g_fault_stack[64 * 1024];
+
+void put_text(char*& p, const char* end, const char* s) {
+    while (*s && p < end) *p++ = *s++;
+}
+void put_hex(char*& p, const char* end, uint64_t v) {
+    char tmp[16];
+    int n = 0;
+    do {
+        tmp[n++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    put_text(p, end, "0x");
+    while (n > 0 && p < end) *p++ = tmp[--n];
+}
+void put_dec(char*& p, const char* end, long long v) {
+    char tmp[24];
+    int n = 0;
+    unsigned long long u = v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    do {
+        tmp[n++] = static_cast<char>('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0 && p < end) *p++ = '-';
+    while (n > 0 && p < end) *p++ = tmp[--n];
+}
+
+void on_memory_fault(int, siginfo_t* info, void* context) {
+    uint64_t pc = 0;
+    long long write = -1;
+#if defined(__x86_64__)
+    auto* uc = static_cast<ucontext_t*>(context);
+    pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
+    write = (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;  // page-fault error code: bit 1 = write
+#else
+    (void)context;
+#endif
+    auto addr = reinterpret_cast<uintptr_t>(info ? info->si_addr : nullptr);
+    char line[320];
+    char* p = line;
+    const char* end = line + sizeof line - 1;
+    put_text(p, end, "\nKDOJO-MEMORY-FAULT pc=");
+    put_hex(p, end, pc);
+    put_text(p, end, " addr=");
+    put_hex(p, end, addr);
+    put_text(p, end, " write=");
+    put_dec(p, end, write);
+    put_text(p, end, " kernel=");
+    put_dec(p, end, g_running ? 1 : 0);
+    auto stack = reinterpret_cast<uintptr_t>(g_running ? g_running->stack : nullptr);
+    if (stack && addr >= stack && addr < stack + kGuardBytes) put_text(p, end, " stack=1");
+    long best = -1;
+    uintptr_t best_dist = 0;
+    for (size_t i = 0; i < g_buffers.size(); ++i) {
+        const BufferRegion& b = g_buffers[i];
+        uintptr_t lo = reinterpret_cast<uintptr_t>(b.base) + b.payload_offset, hi = lo + b.payload_bytes;
+        uintptr_t dist = addr < lo ? lo - addr : addr >= hi ? addr - hi : 0;
+        if (best < 0 || dist < best_dist) {
+            best = static_cast<long>(i);
+            best_dist = dist;
+        }
+    }
+    if (best >= 0 && best_dist < (uintptr_t{1} << 32)) {
+        const BufferRegion& b = g_buffers[static_cast<size_t>(best)];
+        long long off = static_cast<long long>(addr - (reinterpret_cast<uintptr_t>(b.base) + b.payload_offset));
+        long long eb = b.elem_bytes ? b.elem_bytes : 1;
+        put_text(p, end, " buffer=");
+        put_dec(p, end, best);
+        put_text(p, end, " element=");
+        put_dec(p, end, off >= 0 ? off / eb : -((-off + eb - 1) / eb));
+    }
+    *p++ = '\n';
+    ssize_t ignored = ::write(2, line, static_cast<size_t>(p - line));
+    (void)ignored;
+}
+
+}  // namespace
+
+void install_fault_handler() {
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = g_fault_stack;
+    ss.ss_size = sizeof g_fault_stack;
+    if (sigaltstack(&ss, nullptr) != 0) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_memory_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, nullptr);
+    sigaction(SIGBUS, &sa, nullptr);
+}
 
 Thread* current_thread() { return g_running; }
 

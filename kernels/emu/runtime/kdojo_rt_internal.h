@@ -66,6 +66,10 @@ bool in_current_stack(uintptr_t addr);
 void set_fault(const char* name, const std::string& message, int line, uint64_t pc);
 void add_diag(const char* kind, int line, uint64_t pc, const std::string& message);
 
+// SIGSEGV/SIGBUS report their instruction and address on stderr (installed by
+// the sandbox's constructor, before seccomp forbids sigaction).
+void install_fault_handler();
+
 // Memory checker hooks (no-ops in the fast build).
 void check_launch_begin();
 void check_block_begin();

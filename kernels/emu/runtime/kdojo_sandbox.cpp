@@ -23,6 +23,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+namespace kdojo {
+void install_fault_handler();  // kdojo_rt.cpp
+}
+
 namespace {
 
 #if defined(__x86_64__)
@@ -122,6 +126,7 @@ __attribute__((constructor(101))) void kdojo_enter_sandbox() {
     sa.sa_sigaction = on_sigsys;
     sa.sa_flags = SA_SIGINFO;
     if (sigaction(SIGSYS, &sa, nullptr) != 0) die("sigaction");
+    kdojo::install_fault_handler();
     install_seccomp();
 }
 
