@@ -17,10 +17,30 @@ def test_catalog_lists_tracks_and_lessons_in_order_with_progress(client: TestCli
     html = client.get("/").text
     assert "레슨 목록" in html and '<h2 id="track-foundations">기초: 스레드에서 텐서 코어까지</h2>' in html
     titles = re.findall(r'<span class="lesson-title">([^<]+)</span>', html)
-    assert titles == ["하나 더하기 — 스레드 하나에 원소 하나", "다음 단계"]
-    assert html.count('data-state="not_started"') == 2
-    assert 'class="badge status-draft">초안' in html  # the draft lesson says so
+    assert titles == ["하나 더하기 — 스레드 하나에 원소 하나"]  # the draft is for instructors only (#6)
+    assert html.count('data-state="not_started"') == 1
     assert "레벨 0" in html and "입문자" in html and "0 XP" in html
+
+
+def _sign_in_as_instructor(client: TestClient, settings) -> None:  # noqa: ANN001
+    from sqlalchemy import update
+
+    from app.db import make_engine, make_sessionmaker, transaction
+    from app.models import User
+
+    sign_up(client, "teacher@example.com", "Teacher")
+    engine = make_engine(settings.database_url)
+    with transaction(make_sessionmaker(engine)) as session:
+        session.execute(update(User).where(User.email == "teacher@example.com").values(role="instructor"))
+    engine.dispose()
+
+
+def test_instructors_see_the_draft_in_the_catalog(client: TestClient, settings) -> None:  # noqa: ANN001
+    _sign_in_as_instructor(client, settings)
+    html = client.get("/").text
+    titles = re.findall(r'<span class="lesson-title">([^<]+)</span>', html)
+    assert titles == ["하나 더하기 — 스레드 하나에 원소 하나", "다음 단계"]
+    assert 'class="badge status-draft">초안' in html  # the draft lesson says so
 
 
 def test_lesson_page_in_korean_has_everything_the_issue_lists(client: TestClient) -> None:
@@ -30,7 +50,7 @@ def test_lesson_page_in_korean_has_everything_the_issue_lists(client: TestClient
     assert '<html lang="ko">' in html
     # header: track, position, status, minutes, tags
     assert '<span class="track-name" title="foundations">기초: 스레드에서 텐서 코어까지</span>' in html
-    assert "레슨 01 / 02" in html and ">공개</span>" in html and "약 5분" in html
+    assert "레슨 01 / 01" in html and ">공개</span>" in html and "약 5분" in html  # the draft is not counted
     assert '<span class="tag">elementwise</span>' in html and '<span class="tag">indexing</span>' in html
     # learner bar: level and title, XP, lessons, achievements of 12, XP to next level, % complete
     for text in ("레벨 0", "입문자", "0 XP", "0/1 레슨", "0/12 업적", "다음 레벨까지 0/100 XP", "100 XP 남음", "0% 완료"):
@@ -65,7 +85,7 @@ def test_lesson_page_in_english_and_language_cookie(client: TestClient) -> None:
     response = client.get("/lessons/add-one?lang=en")
     html = response.text
     assert '<html lang="en">' in html
-    assert "Lesson 01 of 02" in html and "~5 min" in html and "published" in html
+    assert "Lesson 01 of 01" in html and "~5 min" in html and "published" in html
     for text in ("Level 0", "Beginner", "0/1 lessons", "0/12 achievements", "0/100 XP to next level", "0% complete"):
         assert text in html, text
     assert "Progress is local-only — sign in to sync across devices." in html
@@ -91,7 +111,9 @@ def test_unknown_lesson_and_exercise_are_404_pages(client: TestClient) -> None:
     assert board.status_code == 404 and "Page not found." in board.text
 
 
-def test_draft_lesson_page_shows_its_status_and_prerequisite(client: TestClient) -> None:
+def test_draft_lesson_page_shows_its_status_and_prerequisite(client: TestClient, settings) -> None:  # noqa: ANN001
+    assert client.get("/lessons/next-steps?lang=en").status_code == 404  # not for learners (#6)
+    _sign_in_as_instructor(client, settings)
     html = client.get("/lessons/next-steps?lang=en").text
     assert "Lesson 02 of 02" in html and ">draft</span>" in html
     assert '<a href="/lessons/add-one">add-one</a>' in html
