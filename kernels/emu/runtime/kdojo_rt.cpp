@@ -25,6 +25,73 @@
 
 namespace bcd = boost::context::detail;
 
+// The context switch. On x86-64 our own, with Boost's calling convention
+// (transfer_t in, transfer_t out) and frame (callee-saved registers and the
+// return address, 64 bytes), minus what Boost adds to every switch: saving and
+// restoring the MXCSR and x87 control words (stmxcsr/fnstcw/ldmxcsr/fldcw),
+// which no fiber changes (learner code has no <cfenv>). With its own
+// make_fcontext, so that nothing depends on how Boost was built.
+#if defined(__x86_64__) && defined(__ELF__)
+extern "C" bcd::transfer_t kdojo_jump_fcontext(bcd::fcontext_t to, void* data);
+extern "C" bcd::fcontext_t kdojo_make_fcontext(void* top, size_t size, void (*fn)(bcd::transfer_t));
+asm(R"(
+    .text
+    .globl kdojo_jump_fcontext
+    .type kdojo_jump_fcontext, @function
+    .p2align 4
+kdojo_jump_fcontext:
+    leaq -0x38(%rsp), %rsp
+    movq %r12, 0x08(%rsp)
+    movq %r13, 0x10(%rsp)
+    movq %r14, 0x18(%rsp)
+    movq %r15, 0x20(%rsp)
+    movq %rbx, 0x28(%rsp)
+    movq %rbp, 0x30(%rsp)
+    movq %rsp, %rax
+    movq %rdi, %rsp
+    movq 0x38(%rsp), %r8
+    movq 0x08(%rsp), %r12
+    movq 0x10(%rsp), %r13
+    movq 0x18(%rsp), %r14
+    movq 0x20(%rsp), %r15
+    movq 0x28(%rsp), %rbx
+    movq 0x30(%rsp), %rbp
+    leaq 0x40(%rsp), %rsp
+    movq %rsi, %rdx
+    movq %rax, %rdi
+    jmpq *%r8
+    .size kdojo_jump_fcontext, .-kdojo_jump_fcontext
+
+    .globl kdojo_make_fcontext
+    .type kdojo_make_fcontext, @function
+    .p2align 4
+kdojo_make_fcontext:
+    movq %rdi, %rax
+    andq $-16, %rax
+    leaq -0x40(%rax), %rax
+    movq %rdx, 0x28(%rax)
+    leaq kdojo_fcontext_start(%rip), %rcx
+    movq %rcx, 0x38(%rax)
+    leaq kdojo_fcontext_end(%rip), %rcx
+    movq %rcx, 0x30(%rax)
+    ret
+    .size kdojo_make_fcontext, .-kdojo_make_fcontext
+
+    .type kdojo_fcontext_start, @function
+kdojo_fcontext_start:
+    pushq %rbp
+    jmpq *%rbx
+kdojo_fcontext_end:
+    ud2
+    .size kdojo_fcontext_start, .-kdojo_fcontext_start
+)");
+#define KDOJO_JUMP kdojo_jump_fcontext
+#define KDOJO_MAKE kdojo_make_fcontext
+#else
+#define KDOJO_JUMP bcd::jump_fcontext
+#define KDOJO_MAKE bcd::make_fcontext
+#endif
+
 namespace kdojo {
 
 ThreadState* g_cur = nullptr;
@@ -89,7 +156,7 @@ Thread* g_running = nullptr;
 Body g_body = nullptr;
 void* g_body_ctx = nullptr;
 
-Thread* pop_runnable() {
+__attribute__((always_inline)) inline Thread* pop_runnable() {
     if (g_hot_head != g_hot_tail) return &g_threads[g_hot[g_hot_head++ & (kHotRing - 1)]];
     if (g_queue_head < g_queue.size()) return &g_threads[g_queue[g_queue_head++]];
     return nullptr;
@@ -113,13 +180,17 @@ FreeStack take_stack() {
 // stores the left context — or, when that thread finished, parks its fiber
 // (stack and context) for the next new thread, safe only now that nothing
 // runs on it.
-void on_arrival(bcd::transfer_t r) {
+__attribute__((noinline)) void park(Thread* prev, void* fctx) {
+    g_free_stacks.push_back(FreeStack{prev->stack, fctx});
+    prev->stack = nullptr;
+}
+
+__attribute__((always_inline)) inline void on_arrival(bcd::transfer_t r) {
     auto* prev = static_cast<Thread*>(r.data);
     if (!prev) {
         g_sched = r.fctx;
     } else if (prev->state == T_DONE) {
-        g_free_stacks.push_back(FreeStack{prev->stack, r.fctx});
-        prev->stack = nullptr;
+        park(prev, r.fctx);
     } else {
         prev->ctx = r.fctx;
     }
@@ -128,8 +199,9 @@ void on_arrival(bcd::transfer_t r) {
 void fiber_entry(bcd::transfer_t t);
 
 // Gives `t` a stack and a fresh context if it has not started yet.
-bool prepare(Thread& t) {
-    if (t.state == T_NEW) {
+// Gives a new thread a stack: a parked fiber's, or a fresh context.
+__attribute__((noinline)) bool start_new(Thread& t) {
+    {
         FreeStack fs = take_stack();
         t.stack = fs.stack;
         if (!t.stack) {
@@ -142,7 +214,7 @@ bool prepare(Thread& t) {
             // Stagger the stack tops: fibers' hot frames would otherwise all map to
             // the same cache sets (every stack starts on the same alignment).
             size_t color = (t.st.linear % 63) * 64;
-            t.ctx = bcd::make_fcontext(static_cast<char*>(t.stack) + kGuardBytes + kStackBytes - color,
+            t.ctx = KDOJO_MAKE(static_cast<char*>(t.stack) + kGuardBytes + kStackBytes - color,
                                        kStackBytes - color, fiber_entry);
         }
     }
@@ -150,21 +222,27 @@ bool prepare(Thread& t) {
     return true;
 }
 
+__attribute__((always_inline)) inline bool prepare(Thread& t) {
+    if (t.state == T_NEW) return start_new(t);
+    t.state = T_RUNNABLE;
+    return true;
+}
+
 // The running fiber gives up the CPU (its state already says why). It hands
 // over straight to the next runnable thread — one switch instead of two via
 // the scheduler — and only returns to the scheduler when none is left.
-void leave(Thread* self) {
+__attribute__((always_inline)) inline void leave(Thread* self) {
     Thread* next = g_fault.set ? nullptr : pop_runnable();
     if (next && !prepare(*next)) next = nullptr;
     bcd::transfer_t r;
     if (next) {
         g_running = next;
         g_cur = &next->st;
-        r = bcd::jump_fcontext(next->ctx, self);
+        r = KDOJO_JUMP(next->ctx, self);
     } else {
         g_running = nullptr;
         g_cur = nullptr;
-        r = bcd::jump_fcontext(g_sched, self);
+        r = KDOJO_JUMP(g_sched, self);
     }
     on_arrival(r);
 }
@@ -202,7 +280,7 @@ void fiber_entry(bcd::transfer_t t) {
     }
 }
 
-void yield_to_scheduler() { leave(g_running); }
+__attribute__((always_inline)) inline void yield_to_scheduler() { leave(g_running); }
 
 const char* coll_name(int kind) {
     switch (kind) {
@@ -243,7 +321,7 @@ void resume(Thread& t) {
     }
     g_running = &t;
     g_cur = &t.st;
-    bcd::transfer_t r = bcd::jump_fcontext(t.ctx, nullptr);
+    bcd::transfer_t r = KDOJO_JUMP(t.ctx, nullptr);
     on_arrival(r);
     g_running = nullptr;
     g_cur = nullptr;
@@ -326,6 +404,8 @@ inline void release_lanes(Thread* lanes, unsigned warp, unsigned m, unsigned pre
     }
     g_hot_tail = tail;
 }
+
+std::string g_group_error;  // why complete_group refused a group
 
 __attribute__((noinline)) bool complete_group(Warp& w, unsigned warp, unsigned m, unsigned absent, Thread* arriving,
                                               std::string* error) {
@@ -735,8 +815,9 @@ uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, 
     }
     w.arrived |= bit;
     if ((w.arrived & m) == m) {
-        std::string err;
-        if (!complete_group(w, t->st.warp, m, 0, t, &err)) fail_in_fiber("warp mask mismatch", err, line, 0);
+        // The message goes to a global: no string is built or destroyed on this hot path.
+        if (!complete_group(w, t->st.warp, m, 0, t, &g_group_error))
+            fail_in_fiber("warp mask mismatch", g_group_error, line, 0);
     } else {
         yield_to_scheduler();
     }
