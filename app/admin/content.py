@@ -1,4 +1,4 @@
-"""/api/admin/lessons/reload: swap in freshly loaded lessons without a restart."""
+"""/api/admin/lessons (drafts included) and /api/admin/lessons/reload (no restart needed)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,12 @@ from app.deps import SessionDep
 from app.services import admin_audit, admin_content
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
+
+
+@router.get("/lessons")
+def list_lessons(request: Request, _actor: ContentAdmin) -> dict[str, Any]:
+    """Every loaded lesson, drafts included, in track and lesson order."""
+    return {"items": admin_content.lesson_list(request.app.state.catalog)}
 
 
 @router.post("/lessons/reload")

@@ -44,6 +44,13 @@ def summary(catalog: Any) -> dict[str, Any]:
     }
 
 
+def lesson_list(catalog: Any) -> list[dict[str, Any]]:
+    lessons = list(getattr(catalog, "lessons", {}).values()) if catalog is not None else []
+    return [{"id": lesson.id, "track": lesson.track, "order": lesson.order, "status": lesson.status,
+             "title": {lang: text.title for lang, text in lesson.texts.items()},
+             "exercises": list(lesson.exercise_ids), "folder": lesson.dir.name} for lesson in lessons]
+
+
 def snapshot(lessons_dir: Path) -> dict[str, float]:
     """path → mtime of every file under the lessons folder (what the watcher compares)."""
     found: dict[str, float] = {}

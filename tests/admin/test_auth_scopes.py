@@ -34,6 +34,7 @@ ENDPOINTS = [
     ("POST", "/api/admin/comments/1/hide", "content:admin", {"reason": "r"}),
     ("GET", "/api/admin/bug-reports", "content:admin", None),
     ("POST", "/api/admin/bug-reports/1/resolve", "content:admin", {"reason": "r"}),
+    ("GET", "/api/admin/lessons", "content:admin", None),
     ("POST", "/api/admin/lessons/reload", "content:admin", None),
 ]
 

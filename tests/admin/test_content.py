@@ -61,6 +61,15 @@ def test_drafts_are_hidden_from_learners_and_shown_to_staff(draft_app):
     assert refused.status_code == 404
 
 
+def test_the_admin_lesson_list_includes_drafts(draft_app):
+    make_user(draft_app, "root@example.com", "admin")
+    token = bearer(make_token(draft_app, "root@example.com", "content:admin"))
+    items = _browser(draft_app).get("/api/admin/lessons", headers=token).json()["items"]
+    assert [(i["id"], i["status"], i["exercises"]) for i in items] == [
+        ("intro", "published", []), ("reduction", "draft", [EXERCISE])]
+    assert items[1]["title"]["en"] == "Reduction" and items[1]["folder"] == "02-reduction"
+
+
 def test_publishing_takes_effect_on_reload(draft_app, own_lessons):
     make_user(draft_app, "root@example.com", "admin")
     token = bearer(make_token(draft_app, "root@example.com", "content:admin"))
