@@ -12,14 +12,14 @@ from app.services.errors import NotFound
 router = APIRouter(prefix="/api/exercises", tags=["exercises"])
 
 
-def _known(catalog: object, exercise_id: str) -> None:
-    if exercise_id not in catalog_view.exercises(catalog):
+def _known(catalog: object, exercise_id: str, user: object = None) -> None:
+    if exercise_id not in catalog_view.exercises(catalog, catalog_view.sees_drafts(user)):
         raise NotFound(f"There is no exercise {exercise_id!r}.")
 
 
 @router.get("/{exercise_id}/attempts")
 def attempts(exercise_id: str, session: SessionDep, owner: OwnerDep, catalog: CatalogDep) -> dict:
-    _known(catalog, exercise_id)
+    _known(catalog, exercise_id, owner.user)
     rows = service.list_attempts(session, owner.user, exercise_id, anon_id=owner.anon_id)
     return {"exercise_id": exercise_id, "attempts": rows}
 

@@ -41,9 +41,11 @@ def lessons(catalog: Any) -> list[LessonInfo]:
     ]
 
 
-def exercises(catalog: Any) -> dict[str, ExerciseInfo]:
+def exercises(catalog: Any, include_drafts: bool = False) -> dict[str, ExerciseInfo]:
+    """Exercises of published lessons (what XP and progress count); with
+    `include_drafts`, also those of drafts (staff trying a draft before it ships)."""
     found: dict[str, ExerciseInfo] = {}
-    for lesson in _published(catalog):
+    for lesson in _published(catalog, include_drafts):
         for ex in getattr(lesson, "exercises", ()) or ():
             found[ex.id] = ExerciseInfo(
                 id=ex.id,
@@ -54,11 +56,12 @@ def exercises(catalog: Any) -> dict[str, ExerciseInfo]:
     return found
 
 
-def _published(catalog: Any) -> Iterable[Any]:
+def _published(catalog: Any, include_drafts: bool = False) -> Iterable[Any]:
     items = getattr(catalog, "lessons", ())
     if isinstance(items, dict):
         items = items.values()
-    return [lesson for lesson in items if getattr(lesson, "status", "published") == "published"]
+    return [lesson for lesson in items
+            if include_drafts or getattr(lesson, "status", "published") == "published"]
 
 
 # Drafts (issue #6): a lesson with `status = "draft"` is shown to instructors and

@@ -45,7 +45,8 @@ def create(
     """Validate, enforce limits, store the `queued` row and its first event."""
     if mode not in MODES:
         raise Invalid(f"mode must be 'run' or 'submit', not {mode!r}")
-    if exercise_id not in catalog_view.exercises(catalog):
+    # staff may judge a draft's exercises (no XP: awards count published lessons only)
+    if exercise_id not in catalog_view.exercises(catalog, catalog_view.sees_drafts(owner.user)):
         raise NotFound(f"There is no exercise {exercise_id!r}.")
     if not source.strip():
         raise Invalid("The source is empty.")

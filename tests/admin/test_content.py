@@ -59,6 +59,11 @@ def test_drafts_are_hidden_from_learners_and_shown_to_staff(draft_app):
     refused = learner.post("/api/submissions", json={"exercise_id": EXERCISE, "source": "x", "mode": "submit"},
                            headers=csrf(learner))
     assert refused.status_code == 404
+    # staff try a draft's exercise before it ships (judged like any submission)
+    tried = teacher.post("/api/submissions", json={"exercise_id": EXERCISE, "source": "x", "mode": "run"},
+                         headers=csrf(teacher))
+    assert tried.status_code == 202, tried.text
+    assert teacher.get(f"/api/exercises/{EXERCISE}/attempts").status_code == 200
 
 
 def test_the_admin_lesson_list_includes_drafts(draft_app):
