@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from app.commands.users import Parser, UsageError, run
+from app.commands.common import Parser, UsageError, run
 
 
 def _lessons_dir() -> Path:

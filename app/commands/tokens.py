@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from app.commands.users import Parser, UsageError, database, run
+from app.commands.common import Parser, UsageError, database, run
 
 
 def create(args: argparse.Namespace) -> int:

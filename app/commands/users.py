@@ -13,66 +13,10 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import Any
 
+from app.commands.common import CommandFailed, Parser, UsageError, database, run
 from app.models import ROLES
-
-
-class UsageError(Exception):
-    """Misuse of a command: one line on stderr, exit 2."""
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, never argparse's usage block
-        raise UsageError(f"{self.prog}: {message}")
-
-
-def run(prog: str, build: Callable[[Parser], None], argv: list[str]) -> int:
-    """Parse `argv` with the sub-commands `build` adds, then call the chosen one."""
-    parser = Parser(prog=prog)
-    build(parser)
-    try:
-        args = parser.parse_args(argv)
-        if getattr(args, "func", None) is None:
-            raise UsageError(f"{prog}: choose a sub-command (try `{prog} --help`)")
-        return int(args.func(args))
-    except UsageError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    except CommandFailed as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return 1
-
-
-class CommandFailed(Exception):
-    """The command was used right but could not do it (unknown user, bad password …)."""
-
-
-@contextmanager
-def database() -> Iterator[Any]:
-    """A write transaction on the configured database (migrated first, as `kdojo serve` does)."""
-    from pydantic import ValidationError
-
-    from app.db import make_engine, make_sessionmaker, transaction
-    from app.migrate import upgrade
-    from app.services.errors import ServiceError
-    from app.settings import Settings
-
-    try:
-        settings = Settings()
-    except ValidationError as exc:
-        raise UsageError(f"bad settings: {exc.errors()[0].get('msg', 'invalid')}") from None
-    upgrade(settings.database_url)
-    engine = make_engine(settings.database_url)
-    try:
-        with transaction(make_sessionmaker(engine)) as session:
-            yield session
-    except ServiceError as exc:
-        raise CommandFailed(exc.detail) from None
-    finally:
-        engine.dispose()
 
 
 def _read_password(from_stdin: bool) -> str:
