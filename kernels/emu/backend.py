@@ -23,7 +23,6 @@ import platform
 import re
 import shutil
 import weakref
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,15 +53,6 @@ class EmuHandle:
     built: toolchain.Built
     exercise: Any
     processes: dict[str, ProgramProcess] = field(default_factory=dict)
-    # Runs a small case's checked call while this thread makes the fast one.
-    pool: ThreadPoolExecutor | None = None
-
-    def call_later(self, variant: str, cpu_s: int, request: bytes, timeout_s: float) -> Future:
-        proc = self.process(variant, cpu_s)  # started here, not in the worker thread
-        if self.pool is None:
-            self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kdojo-emu-check")
-            weakref.finalize(self, self.pool.shutdown, wait=False)
-        return self.pool.submit(proc.call, request, timeout_s)
 
     def process(self, variant: str, cpu_s: int) -> ProgramProcess:
         proc = self.processes.get(variant)
@@ -72,9 +62,6 @@ class EmuHandle:
         return proc
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True)
-            self.pool = None
         for proc in self.processes.values():
             proc.kill()
         self.processes.clear()
@@ -135,24 +122,13 @@ class EmuBackend:
                 for name in order]
         request = encode_request(wire, [_wire_launch(launch, order) for launch in launches], adversarial=False)
         cpu_s = max(1, int(timeout_s) + 1)
-        # A small case's checked run (see _check_run) goes on the other core while
-        # the fast program runs; its answer is awaited below on every path, so the
-        # checked process never carries a case over into the next.
-        checked: Future | None = None
-        if _checked_size(launches, wire):
-            checked = handle.call_later("check", cpu_s, _adversarial(request), timeout_s)
-        try:
-            fast = handle.process("fast", cpu_s).call(request, timeout_s)
-        finally:
-            if checked is not None:
-                checked_result = checked.result()
+        fast = handle.process("fast", cpu_s).call(request, timeout_s)
         diagnostics: list[RunDiagnostic] = []
         if isinstance(fast, Crash):
             # A crash or a hang ends the run like a sticky CUDA error; a crash of a
-            # small case gets the checked run's findings to find the line (a hang's
-            # are not used: the checked run of an endless loop only timed out too).
-            if fast.kind != "time_limit_exceeded" and checked is not None:
-                diagnostics += self._check_run(handle, checked_result, order, buffers, None)
+            # small case is re-run checked to find the line (a hang is not re-run).
+            if fast.kind != "time_limit_exceeded":
+                diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, None)
             fault = RuntimeFault(fast.kind, fast.name, fast.message, poisoned=True)
             if fast.memory is not None:
                 # Any size: the fault names its instruction (the learner's line) and address.
@@ -165,18 +141,23 @@ class EmuBackend:
         if fast.fault_name is not None:
             fault = _scheduler_fault(fast, handle.built.programs["fast"])
             return RunOutcome(buffers, fast.output, fault, diagnostics)
-        if checked is not None:
-            diagnostics += self._check_run(handle, checked_result, order, buffers, fast)
+        diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, fast)
         races = [d for d in diagnostics if d.kind == "race"]
         fault = None
         if races:
             fault = RuntimeFault("wrong_answer", "data race", races[0].message)
         return RunOutcome(buffers, fast.output, fault, _dedupe(diagnostics))
 
-    def _check_run(self, handle: EmuHandle, checked: WireResponse | Crash, order: list[str],
-                   buffers: dict[str, GuardedArray], fast: WireResponse | None) -> list[RunDiagnostic]:
+    def _check_run(self, handle: EmuHandle, request: bytes, launches: list[Launch], wire: list[WireBuffer],
+                   order: list[str], buffers: dict[str, GuardedArray], timeout_s: float,
+                   fast: WireResponse | None) -> list[RunDiagnostic]:
         """The instrumented, adversarial-order run of a small case: its findings as diagnostics."""
+        threads = sum(np.prod(l.grid) * np.prod(l.block) for l in launches)
+        if threads > CHECK_MAX_THREADS or sum(memoryview(b.data).nbytes for b in wire) > CHECK_MAX_BYTES:
+            return []
+        adversarial = request[:4] + (1).to_bytes(4, "little") + request[8:]
         program = handle.built.programs["check"]
+        checked = handle.process("check", max(1, int(timeout_s) + 1)).call(adversarial, timeout_s)
         if isinstance(checked, Crash):
             if fast is None:
                 return []
@@ -192,16 +173,6 @@ class EmuBackend:
         elif fast is not None:
             diags += _order_dependence(handle.exercise, fast, checked, order, buffers)
         return diags
-
-
-def _checked_size(launches: list[Launch], wire: list[WireBuffer]) -> bool:
-    """Small enough for the checked run (threads and blocks reversed)."""
-    threads = sum(np.prod(l.grid) * np.prod(l.block) for l in launches)
-    return threads <= CHECK_MAX_THREADS and sum(memoryview(b.data).nbytes for b in wire) <= CHECK_MAX_BYTES
-
-
-def _adversarial(request: bytes) -> bytes:
-    return request[:4] + (1).to_bytes(4, "little") + request[8:]
 
 
 def _kernel_names(exercise: Any) -> list[str]:
