@@ -31,6 +31,10 @@ ALLOWED_INCLUDES = frozenset({
     "stdint.h", "cstdint", "stddef.h", "cstddef", "math.h", "cmath", "float.h", "cfloat",
     "limits.h", "climits", "math_constants.h", "mma.h",
 })
+# Allowed headers whose contents are not always visible: the line becomes the
+# runtime's version of it (the others are provided by the runtime anyway).
+_RUNTIME_HEADERS = {"math_constants.h": '#include "kdojo_mconst.h"'}  # 25 characters: the
+# shortest directive naming math_constants.h has 26
 # Headers NVRTC accepts that the emulator does not implement.
 UNSUPPORTED_INCLUDES = frozenset({
     "cooperative_groups.h", "cuda_pipeline.h", "cuda_awbarrier.h", "cuda/barrier",
@@ -278,13 +282,19 @@ def prepare(source: str) -> str:
     source = source.replace("\r\n", "\n")
     tokens = tokenize(source)
     _check_tokens(tokens)
-    blanks: list[tuple[int, int]] = []
+    blanks: list[tuple[int, int, str]] = []
     for d in _directives(tokens):
-        if _check_directive(d) is not None:
-            blanks.append((d[0].start, d[-1].end))
+        header = _check_directive(d)
+        if header is not None:
+            blanks.append((d[0].start, d[-1].end, header))
     text = source
-    for start, end in sorted(blanks, reverse=True):
+    for start, end, header in sorted(blanks, reverse=True):
         text = _blank(text, start, end)
+        if header in _RUNTIME_HEADERS and "\n" not in text[start:end]:
+            # The runtime's own version of the header, in the directive's place
+            # (never longer than it, so every later offset stays valid).
+            include = _RUNTIME_HEADERS[header]
+            text = text[:start] + include + text[start + len(include):]
     # `extern "C"`: drop the linkage; `extern "C" { … }` becomes an unnamed namespace.
     for i in reversed(range(len(tokens) - 1)):
         tok = tokens[i]

@@ -154,3 +154,40 @@ def test_integer_and_rounding_intrinsics():
     third = np.float32(1) / np.float32(3)
     assert f[2] < f[3] and {f[2], f[3]} >= {third} and f[3] == np.nextafter(f[2], np.float32(1))
     assert f[4] == np.float32(5.5)
+
+
+MORE = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <math_constants.h>
+extern "C" __global__ void k(float* f, unsigned long long* u, int* i, __half* h) {
+    atomicAdd(&h[0], __float2half(1.0f));  // every thread
+    if (threadIdx.x != 0) return;
+    __half2 p = __halves2half2(__habs(__float2half(-2.0f)), __float2half(3.0f));
+    f[0] = __low2float(p) + __high2float(p);                       // 5
+    __nv_bfloat162 q = __floats2bfloat162_rn(1.5f, 2.5f);
+    f[1] = __low2float(q) * __high2float(q);                       // 3.75
+    f[2] = norm3df(1.0f, 2.0f, 2.0f) + rhypotf(3.0f, 4.0f);        // 3.2
+    f[3] = CUDART_PI_F;
+    ulonglong2 w = make_ulonglong2(1ull, 2ull);
+    u[0] = __brevll(w.x);                                          // 1 << 63
+    u[1] = __umul64hi(0xFFFFFFFFFFFFFFFFull, 4ull);                // 3
+    i[0] = __dp4a(0x01020304, 0x01010101, 10);                     // 1+2+3+4+10
+    i[1] = __dp4a(static_cast<int>(0xFF000000u), 0x02000000, 0);   // -1 * 2
+}
+"""
+
+
+def test_half_pairs_atomics_byte_dot_products_and_math_constants():
+    got = launch(MORE, "k", 2, 32, [np.zeros(4, np.float32), np.zeros(2, np.uint64), np.zeros(2, np.int32),
+                                     np.zeros(1, np.float16)])
+    assert got.fault is None and not got.diagnostics, (got.fault_message, got.diagnostics)
+    f, u, i, h = got.arrays
+    assert list(f[:2]) == [5.0, 3.75] and f[2] == pytest.approx(3.2) and f[3] == np.float32(np.pi)
+    assert list(u) == [1 << 63, 3] and list(i) == [20, -2] and h[0] == 64.0
+
+
+def test_math_constants_only_where_included():
+    source = 'extern "C" __global__ void k(float* f) { const float CUDART_PI_F = 3.0f; f[0] = CUDART_PI_F; }'
+    got = launch(source, "k", 1, 1, [np.zeros(1, np.float32)])
+    assert got.fault is None and got.arrays[0][0] == 3.0

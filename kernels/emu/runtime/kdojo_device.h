@@ -263,6 +263,32 @@ inline int __float2int_ru(float x) { return static_cast<int>(ceilf(x)); }
 inline float __int2float_rn(int x) { return static_cast<float>(x); }
 inline unsigned int __float2uint_rn(float x) { return static_cast<unsigned int>(nearbyintf(x)); }
 
+inline unsigned long long __brevll(unsigned long long x) {
+    return (static_cast<unsigned long long>(__brev(static_cast<unsigned int>(x))) << 32) |
+           __brev(static_cast<unsigned int>(x >> 32));
+}
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+inline long long __mul64hi(long long a, long long b) {
+    return static_cast<long long>((static_cast<__int128>(a) * b) >> 64);
+}
+// __dp4a: four 8-bit products (signed or unsigned bytes) summed into c.
+inline int __dp4a(int a, int b, int c) {
+    for (int k = 0; k < 4; ++k)
+        c += static_cast<int>(static_cast<signed char>(a >> (8 * k))) * static_cast<signed char>(b >> (8 * k));
+    return c;
+}
+inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
+    for (int k = 0; k < 4; ++k) c += ((a >> (8 * k)) & 0xFFu) * ((b >> (8 * k)) & 0xFFu);
+    return c;
+}
+inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
+inline float rnorm3df(float a, float b, float c) { return 1.0f / sqrtf(a * a + b * b + c * c); }
+inline float rhypotf(float a, float b) { return 1.0f / hypotf(a, b); }
+inline double norm3d(double a, double b, double c) { return sqrt(a * a + b * b + c * c); }
+inline double rhypot(double a, double b) { return 1.0 / hypot(a, b); }
+
 // CUDA's device min/max are overloaded for every arithmetic pair.
 template <class A, class B, class = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value>>
 inline std::common_type_t<A, B> min(A a, B b) {

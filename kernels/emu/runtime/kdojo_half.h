@@ -135,3 +135,38 @@ inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
 }
 inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) { return a < b ? b : a; }
 inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) { return b < a ? b : a; }
+
+// More of cuda_fp16.h / cuda_bf16.h: absolute values, pairs, atomics.
+inline __half __habs(__half a) { return a < __half(0.0f) ? -a : a; }
+inline __nv_bfloat16 __habs(__nv_bfloat16 a) { return a < __nv_bfloat16(0.0f) ? -a : a; }
+inline __half2 __halves2half2(__half a, __half b) { return __half2{a, b}; }
+inline __half2 __half2half2(__half a) { return __half2{a, a}; }
+inline __half __low2half(__half2 h) { return h.x; }
+inline __half __high2half(__half2 h) { return h.y; }
+inline __half2 __float22half2_rn(float2 f) { return __half2{__half(f.x), __half(f.y)}; }
+inline __half2 __hsub2(__half2 a, __half2 b) { return __half2{a.x - b.x, a.y - b.y}; }
+inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }
+inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return __nv_bfloat162{__nv_bfloat16(a), __nv_bfloat16(b)}; }
+inline __nv_bfloat162 __float2bfloat162_rn(float a) { return __nv_bfloat162{__nv_bfloat16(a), __nv_bfloat16(a)}; }
+inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat162{a, b}; }
+inline float __low2float(__nv_bfloat162 h) { return float(h.x); }
+inline float __high2float(__nv_bfloat162 h) { return float(h.y); }
+inline float2 __bfloat1622float2(__nv_bfloat162 h) { return float2{float(h.x), float(h.y)}; }
+KDOJO_UNCHECKED __half atomicAdd(__half* p, __half v) {
+    ::kdojo::note_atomic(p, sizeof(__half));
+    __half old = *p;
+    *p = old + v;
+    return old;
+}
+KDOJO_UNCHECKED __half2 atomicAdd(__half2* p, __half2 v) {
+    ::kdojo::note_atomic(p, sizeof(__half2));
+    __half2 old = *p;
+    *p = __half2{old.x + v.x, old.y + v.y};
+    return old;
+}
+KDOJO_UNCHECKED __nv_bfloat16 atomicAdd(__nv_bfloat16* p, __nv_bfloat16 v) {
+    ::kdojo::note_atomic(p, sizeof(__nv_bfloat16));
+    __nv_bfloat16 old = *p;
+    *p = old + v;
+    return old;
+}

@@ -24,6 +24,7 @@ KDOJO_VEC1(double, double) KDOJO_VEC2(double, double, 16) KDOJO_VEC3(double, dou
 KDOJO_VEC1(int, int) KDOJO_VEC2(int, int, 8) KDOJO_VEC3(int, int) KDOJO_VEC4(int, int, 16)
 KDOJO_VEC1(unsigned int, uint) KDOJO_VEC2(unsigned int, uint, 8) KDOJO_VEC4(unsigned int, uint, 16)
 KDOJO_VEC1(long long, longlong) KDOJO_VEC2(long long, longlong, 16)
+KDOJO_VEC1(unsigned long long, ulonglong) KDOJO_VEC2(unsigned long long, ulonglong, 16)
 KDOJO_VEC2(short, short, 4) KDOJO_VEC4(short, short, 8)
 KDOJO_VEC2(unsigned char, uchar, 2) KDOJO_VEC4(unsigned char, uchar, 4)
 KDOJO_VEC2(char, char, 2) KDOJO_VEC4(char, char, 4)
