@@ -21,6 +21,7 @@ from app.security.csrf import CSRFMiddleware
 from app.security.headers import SecurityHeadersMiddleware
 from app.services.errors import ServiceError
 from app.settings import REPO_ROOT, Settings, get_settings
+from app.templating import templates
 
 log = logging.getLogger("kdojo")
 
@@ -93,6 +94,10 @@ def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI
 
     # (backend name or None, why not): pages say "timings not available" off the GPU.
     app.state.judge_backend = resolve_backend(settings.judge_backend)
+    # Jinja's auto_reload stats every template and partial on every render: under
+    # load on a 2-core machine that was ~30% of the server's busy time. Templates
+    # are re-read only where files are being edited (the development watcher).
+    templates.env.auto_reload = settings.reload_lessons
 
     app.add_middleware(CSRFMiddleware, secret=settings.secret_key, secure=settings.cookie_secure)
     app.add_middleware(SecurityHeadersMiddleware)
