@@ -35,14 +35,14 @@ def get_session(request: Request) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def get_settings_dep(request: Request) -> Settings:
+async def get_settings_dep(request: Request) -> Settings:
     return request.app.state.settings
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 
 
-def get_catalog(request: Request) -> Any:
+async def get_catalog(request: Request) -> Any:
     return request.app.state.catalog
 
 
@@ -63,7 +63,7 @@ def get_current_user(request: Request, session: SessionDep) -> User | None:
 CurrentUser = Annotated[User | None, Depends(get_current_user)]
 
 
-def require_user(user: CurrentUser) -> User:
+async def require_user(user: CurrentUser) -> User:
     if user is None:
         raise HTTPException(status_code=401, detail="Sign in to do this.")
     return user
@@ -76,7 +76,7 @@ def client_ip(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
-def get_owner(request: Request, user: CurrentUser) -> Owner:
+async def get_owner(request: Request, user: CurrentUser) -> Owner:
     return Owner(user=user, anon_id=request.cookies.get(ANON_COOKIE), client_ip=client_ip(request))
 
 
