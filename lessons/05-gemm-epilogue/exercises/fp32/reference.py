@@ -14,10 +14,18 @@ def _alternating_signs(size: int) -> np.ndarray:
 
 def generate(case: dict, rng: np.random.Generator) -> dict[str, np.ndarray]:
     m, n, k = int(case["M"]), int(case["N"]), int(case["K"])
+    # magnitudes in [1/4, 1]: a 1x1x1 product is never ~0 (the judge refuses such a case)
+    a = (rng.uniform(0.25, 1.0, size=(m, k)) * rng.choice([-1.0, 1.0], size=(m, k))).astype(np.float32)
+    b = (rng.uniform(0.25, 1.0, size=(k, n)) * rng.choice([-1.0, 1.0], size=(k, n))).astype(np.float32)
+    return with_epilogue_inputs(a, b, rng)
+
+
+def with_epilogue_inputs(a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """A and B with the epilogue's C and bias drawn for them (the WMMA exercise uses it too)."""
+    m, n = a.shape[0], b.shape[1]
     return {
-        # magnitudes in [1/4, 1]: a 1x1x1 product is never ~0 (the judge refuses such a case)
-        "A": (rng.uniform(0.25, 1.0, size=(m, k)) * rng.choice([-1.0, 1.0], size=(m, k))).astype(np.float32),
-        "B": (rng.uniform(0.25, 1.0, size=(k, n)) * rng.choice([-1.0, 1.0], size=(k, n))).astype(np.float32),
+        "A": a,
+        "B": b,
         "C": rng.uniform(-2.0, 2.0, size=(m, n)).astype(np.float32),
         # offset from zero so that a forgotten bias can never look right; signs
         # alternate, starting positive, so that no draw makes a small ReLU case all
@@ -53,7 +61,7 @@ def reference(inputs: dict[str, np.ndarray], case: dict) -> dict[str, np.ndarray
 
 
 def error_scale(inputs: dict[str, np.ndarray], case: dict) -> dict[str, np.ndarray]:
-    """Per-element size of what was summed: rounding grows with K and with |A|·|B|."""
+    """Per-element size of what was summed: rounding (FP32 accumulation) grows with K and with |A|·|B|."""
     a = np.abs(inputs["A"].astype(np.float64))
     b = np.abs(inputs["B"].astype(np.float64))
     m, n = a.shape[0], b.shape[1]
@@ -62,10 +70,11 @@ def error_scale(inputs: dict[str, np.ndarray], case: dict) -> dict[str, np.ndarr
 
 
 def framework(inputs: dict, case: dict) -> dict:
-    """The unfused pipeline: cuBLAS SGEMM (cupy.matmul), then the epilogue as separate elementwise ops."""
+    """The unfused pipeline: cuBLAS GEMM (cupy.matmul: SGEMM here; FP16 inputs with FP32
+    accumulation for the WMMA exercise), then the epilogue as separate FP32 elementwise ops."""
     import cupy
 
-    v = float(case["alpha"]) * cupy.matmul(inputs["A"], inputs["B"])
+    v = float(case["alpha"]) * cupy.matmul(inputs["A"], inputs["B"]).astype(cupy.float32, copy=False)
     if float(case["beta"]) != 0.0:
         v += float(case["beta"]) * inputs["C"]
     m, n = v.shape
