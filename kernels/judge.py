@@ -105,12 +105,11 @@ class Judge:
             job_doc = {"source": source, "exercise": exercise.id, "bench": bench,
                        "seed": secrets.randbits(62), "peak_gbps": self.peak_gbps,
                        "max_bench_sizes": max_bench_sizes}
-            doc = None
             try:
                 doc = self._supervise(job, exercise, job_doc, emit)
             finally:
                 # the job sent its result: its process only has to exit
-                job.kill(reap_in_background=doc is not None and job.sent_result)
+                job.kill(reap_in_background=job.sent_result)
                 if self._spare is not None:
                     self._spare.request_warm()
             bench_doc = doc.get("benchmark") or {}
