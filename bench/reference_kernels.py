@@ -7,7 +7,8 @@ For every exercise named (default: all with a benchmark section) this script
 2. times reference.cu, the naive baseline and the framework baseline at every
    benchmark case with CUDA events, the L2 flushed (256 MiB written) before each
    timed call, median of --reps calls; prints GB/s and % of device-to-device
-   copy bandwidth (byte model) or TFLOP/s (flop model), speed-ups, and for the
+   copy bandwidth (byte model) and of a copy moving the same bytes (what a
+   tensor of that size can reach at all), or TFLOP/s (flop model), speed-ups, and for the
    GEMMs cuBLAS alone (cupy.matmul) and PyTorch where installed.
 
 Run on the GPU machine from the repository root:
@@ -116,6 +117,16 @@ def copy_gbps(cp, timer: Timer) -> float:
     return 2 * src.nbytes / ms / 1e6
 
 
+def copy_same_bytes_ms(cp, timer: Timer, nbytes: float) -> float:
+    """A device-to-device copy moving the case's bytes (half read, half written):
+    what the hardware gives at this size, fixed costs included. Small tensors do
+    not reach the 1 GiB copy's bandwidth even when nothing but a copy runs."""
+    n = max(1, int(nbytes) // 8)
+    src = cp.ones(n, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    return timer.median_ms(lambda: dst.__setitem__(Ellipsis, src))
+
+
 def torch_baseline(exercise_id: str, arrays: dict, case: dict):
     """A PyTorch version of the same operation (None where there is none or no torch)."""
     try:
@@ -182,6 +193,8 @@ def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int) -> l
                 cols["torch_ms"] = timer.median_ms(torch_fn)
             except Exception as error:  # dtype combinations torch refuses: leave the column out
                 print(f"  torch baseline skipped: {str(error)[:80]}")
+        if exercise.benchmark.bytes is not None:
+            cols["copy_ms"] = copy_same_bytes_ms(cp, timer, exercise.benchmark.bytes.evaluate(env))
         if exercise.id.startswith("gemm-epilogue."):
             cols["cublas_ms"] = timer.median_ms(lambda: cp.matmul(arrays["A"], arrays["B"]))
         rows.append(format_row(exercise, case, env, cols, peak_gbps))
@@ -194,6 +207,8 @@ def format_row(exercise, case, env, cols: dict, peak_gbps: float) -> str:
     if exercise.benchmark.bytes is not None:
         gbps = exercise.benchmark.bytes.evaluate(env) / ms / 1e6
         parts.append(f"{gbps:7.0f} GB/s {100 * gbps / peak_gbps:5.1f}% copy")
+        if "copy_ms" in cols:
+            parts.append(f"{100 * cols['copy_ms'] / ms:5.1f}% of a same-size copy ({cols['copy_ms']:.4f} ms)")
     if exercise.benchmark.flops is not None:
         tflops = exercise.benchmark.flops.evaluate(env) / ms / 1e9
         parts.append(f"{tflops:6.1f} TFLOP/s")

@@ -3,7 +3,8 @@
 // float4 per thread), so the max, the sum and the write reuse those registers.
 // Rows too long for the registers (or not float4-aligned) take a two-pass
 // path: an online max+sum pass, then a write pass that re-reads the row
-// (mostly from L2). Both passes keep BATCH loads in flight per thread.
+// (from L2: its loads and stores are marked evict-first so that the rows still
+// to be re-read stay there). Both passes keep BATCH loads in flight per thread.
 #define VPT 4       // float4 vectors cached per thread on the fast path
 #define BATCH 4     // independent float4 loads in flight on the long-row path
 // __expf (ex2.approx): a few ulp, far inside the 1e-4 tolerance, and cheaper
@@ -130,18 +131,21 @@ extern "C" __global__ void softmax(const float* x, float* y, int rows, int cols)
         const float4* x4 = reinterpret_cast<const float4*>(xr);
         float4* y4 = reinterpret_cast<float4*>(yr);
         int i = tid;
+        // __ldcs / __stcs: the last read of x and the write of y are marked
+        // "evict first", so they do not push the rows other blocks are still
+        // to re-read out of L2 (72% → 98% of copy bandwidth at 4096 × 50,304).
         for (; i + (BATCH - 1) * nt < n4; i += BATCH * nt) {
             float4 b[BATCH];
 #pragma unroll
-            for (int j = 0; j < BATCH; ++j) b[j] = x4[i + j * nt];
+            for (int j = 0; j < BATCH; ++j) b[j] = __ldcs(x4 + i + j * nt);
 #pragma unroll
             for (int j = 0; j < BATCH; ++j)
-                y4[i + j * nt] = make_float4(EXP(b[j].x - m) * inv, EXP(b[j].y - m) * inv,
-                                             EXP(b[j].z - m) * inv, EXP(b[j].w - m) * inv);
+                __stcs(y4 + i + j * nt, make_float4(EXP(b[j].x - m) * inv, EXP(b[j].y - m) * inv,
+                                                    EXP(b[j].z - m) * inv, EXP(b[j].w - m) * inv));
         }
         for (; i < n4; i += nt) {
-            float4 v = x4[i];
-            y4[i] = make_float4(EXP(v.x - m) * inv, EXP(v.y - m) * inv, EXP(v.z - m) * inv, EXP(v.w - m) * inv);
+            float4 v = __ldcs(x4 + i);
+            __stcs(y4 + i, make_float4(EXP(v.x - m) * inv, EXP(v.y - m) * inv, EXP(v.z - m) * inv, EXP(v.w - m) * inv));
         }
     } else {
         for (int i = tid; i < cols; i += nt) yr[i] = EXP(xr[i] - m) * inv;
