@@ -254,13 +254,15 @@ _STATIC_SHARED = re.compile(
 def _rewrite_static_shared(text: str) -> str:
     """`__shared__ T name[N]…;` → a padded static whose middle is the array, so the
     checker sees an overrun (and the fast build overruns into padding, not into
-    other variables). Other forms stay plain statics."""
+    other variables). Other forms stay `__shared__` (runtime/kdojo_device.h).
+    KDOJO_SHARED_STATIC is `static thread_local` in the fast build, whose
+    worker threads each run their own blocks, and `static` in the check build."""
     def replace(m: re.Match[str]) -> str:
         quals, ctype, name, dims = m.group("quals"), m.group("type").strip(), m.group("name"), m.group("dims").strip()
         if ctype in ("struct", "class", "union", "enum") or name in ("const", "volatile"):
             return m.group()
         store = f"{name}_kdojo_"
-        return (f"static struct {{ unsigned char kdojo_lo[256]; {quals}{ctype} v{dims}; unsigned char kdojo_hi[256]; }} "
+        return (f"KDOJO_SHARED_STATIC struct {{ unsigned char kdojo_lo[256]; {quals}{ctype} v{dims}; unsigned char kdojo_hi[256]; }} "
                 f"{store}; auto& {name} = KDOJO_SHARED_REF({store}, \"{name}\");")
 
     return _STATIC_SHARED.sub(replace, text)

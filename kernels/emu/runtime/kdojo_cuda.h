@@ -28,11 +28,14 @@ struct ThreadState {
     unsigned lane;      // linear % 32
     unsigned warp;      // linear / 32
 };
-extern ThreadState* g_cur;
-extern uint3 g_block_idx;
+// Per OS thread (the fast build runs blocks on several workers; a block and
+// its fibers never leave the worker that started it): one %fs-relative load.
+#define KDOJO_TLS __thread __attribute__((tls_model("local-exec")))
+extern KDOJO_TLS ThreadState* g_cur;
+extern KDOJO_TLS uint3 g_block_idx;
 extern dim3 g_block_dim;
 extern dim3 g_grid_dim;
-extern unsigned char* g_dyn_smem;
+extern KDOJO_TLS unsigned char* g_dyn_smem;
 
 // Collective kinds (kdojo_rt.cpp computes their results once all named lanes arrive).
 enum CollKind : int {

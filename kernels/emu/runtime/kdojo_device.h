@@ -15,7 +15,9 @@
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
-#define __shared__ static
+// Static shared memory is per block: per worker thread in the fast build
+// (kdojo_rt.cpp runs blocks on several), one copy in the single-threaded check build.
+#define __shared__ KDOJO_SHARED_STATIC
 #define __constant__ static
 #define __grid_constant__
 
@@ -47,8 +49,10 @@
 
 #ifdef KDOJO_CHECK
 #define KDOJO_UNCHECKED static inline __attribute__((no_sanitize_thread))
+#define KDOJO_SHARED_STATIC static
 #else
 #define KDOJO_UNCHECKED inline
+#define KDOJO_SHARED_STATIC static thread_local
 #endif
 
 namespace kdojo {
@@ -75,9 +79,33 @@ inline void note_atomic(const volatile void*, unsigned) {}
 
 }  // namespace kdojo
 
-// ---- atomics: fibers never interleave inside one, so plain RMW is atomic ----
+// ---- atomics -----------------------------------------------------------------
+// Check build: one OS thread, and fibers never interleave inside an atomic, so
+// a plain read-modify-write is atomic. Fast build: blocks run on several OS
+// threads at once, so every atomic is a real one (relaxed, as on the GPU; a
+// compare-and-swap loop for the operations x86 has no instruction for).
+namespace kdojo {
+template <class T, class F>
+KDOJO_UNCHECKED T atomic_rmw(T* p, F f) {
+#ifdef KDOJO_CHECK
+    T old = *p;
+    *p = f(old);
+    return old;
+#else
+    T old, next;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    do {
+        next = f(old);
+    } while (!__atomic_compare_exchange(p, &old, &next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    return old;
+#endif
+}
+}  // namespace kdojo
 #define KDOJO_ATOMIC(NAME, T, EXPR) \
-    KDOJO_UNCHECKED T NAME(T* p, T v) { ::kdojo::note_atomic(p, sizeof(T)); T old = *p; *p = (EXPR); return old; } \
+    KDOJO_UNCHECKED T NAME(T* p, T v) { \
+        ::kdojo::note_atomic(p, sizeof(T)); \
+        return ::kdojo::atomic_rmw(p, [v](T old) -> T { return (EXPR); }); \
+    } \
     KDOJO_UNCHECKED T NAME##_block(T* p, T v) { return NAME(p, v); } \
     KDOJO_UNCHECKED T NAME##_system(T* p, T v) { return NAME(p, v); }
 #define KDOJO_ATOMIC_ALL(NAME, EXPR) \
@@ -105,20 +133,32 @@ KDOJO_ATOMIC_ALL(atomicXor, old ^ v)
 KDOJO_ATOMIC(atomicInc, unsigned int, (old >= v) ? 0u : old + 1u)
 KDOJO_ATOMIC(atomicDec, unsigned int, (old == 0u || old > v) ? v : old - 1u)
 
+#ifdef KDOJO_CHECK
+#define KDOJO_CAS_BODY(T) T old = *p; if (old == cmp) *p = v; return old;
+#else
+#define KDOJO_CAS_BODY(T) __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return cmp;
+#endif
 #define KDOJO_CAS(T) \
-    KDOJO_UNCHECKED T atomicCAS(T* p, T cmp, T v) { ::kdojo::note_atomic(p, sizeof(T)); T old = *p; if (old == cmp) *p = v; return old; } \
+    KDOJO_UNCHECKED T atomicCAS(T* p, T cmp, T v) { ::kdojo::note_atomic(p, sizeof(T)); KDOJO_CAS_BODY(T) } \
     KDOJO_UNCHECKED T atomicCAS_block(T* p, T cmp, T v) { return atomicCAS(p, cmp, v); }
 KDOJO_CAS(int)
 KDOJO_CAS(unsigned int)
 KDOJO_CAS(unsigned long long)
 KDOJO_CAS(unsigned short)
 #undef KDOJO_CAS
+#undef KDOJO_CAS_BODY
 #undef KDOJO_ATOMIC_ALL
 #undef KDOJO_ATOMIC
 
+#ifdef KDOJO_CHECK
 inline void __threadfence() {}
 inline void __threadfence_block() {}
 inline void __threadfence_system() {}
+#else
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+#endif
 template <class T> inline T __ldg(const T* p) { return *p; }
 template <class T> inline T __ldcg(const T* p) { return *p; }
 template <class T> inline T __ldca(const T* p) { return *p; }

@@ -31,12 +31,9 @@ namespace {
 
 constexpr uint32_t kRequestMagic = 0x5152444Bu;   // "KDRQ"
 constexpr uint32_t kResponseMagic = 0x5352444Bu;  // "KDRS"
-constexpr size_t kOutputCapBytes = 16 * 1024;
 constexpr uint64_t kMaxSharedBytes = 227 * 1024;   // H100 opt-in maximum per block
 constexpr uint64_t kSharedSlackBytes = 4096;
 
-std::string g_output;
-bool g_output_truncated = false;
 std::vector<unsigned char*> g_mappings;
 std::vector<size_t> g_mapping_sizes;
 std::string g_out;  // response being built
@@ -162,10 +159,12 @@ void run_launch(const LaunchReq& l) {
     }
     g_dyn_smem = static_cast<unsigned char*>(smem);
     g_dyn_smem_bytes = l.shared_bytes;
+    g_dyn_smem_map_bytes = bytes;  // workers running blocks in parallel map their own
     entry->launch(&l.args);
     munmap(smem, bytes);
     g_dyn_smem = nullptr;
     g_dyn_smem_bytes = 0;
+    g_dyn_smem_map_bytes = 0;
 }
 
 bool serve_one() {
@@ -173,10 +172,7 @@ bool serve_one() {
     if (!rd(magic)) return false;
     if (magic != kRequestMagic || !rd(mode) || !rd(nbuf)) return false;
     g_adversarial = (mode & 1u) != 0;
-    g_fault = Fault{};
-    g_diags.clear();
-    g_output.clear();
-    g_output_truncated = false;
+    g_sink = Sink{};
     for (uint32_t i = 0; i < nbuf; ++i) {
         BufferRegion b;
         uint32_t elem;
@@ -194,25 +190,25 @@ bool serve_one() {
     for (auto& l : launches)
         if (!read_launch(l)) return false;
     for (auto& l : launches) {
-        if (g_fault.set) break;
+        if (g_sink.fault.set) break;
         run_launch(l);
     }
     g_out.clear();
     put(kResponseMagic);
     put(static_cast<uint64_t>(0));  // body length, patched below
-    put(static_cast<uint32_t>(g_fault.set ? 1 : 0));
-    put_str(g_fault.name);
-    put_str(g_fault.message);
-    put(static_cast<int32_t>(g_fault.line));
-    put(g_fault.pc);
-    put(static_cast<uint32_t>(g_diags.size()));
-    for (const Diag& d : g_diags) {
+    put(static_cast<uint32_t>(g_sink.fault.set ? 1 : 0));
+    put_str(g_sink.fault.name);
+    put_str(g_sink.fault.message);
+    put(static_cast<int32_t>(g_sink.fault.line));
+    put(g_sink.fault.pc);
+    put(static_cast<uint32_t>(g_sink.diags.size()));
+    for (const Diag& d : g_sink.diags) {
         put_str(d.kind);
         put(static_cast<int32_t>(d.line));
         put(d.pc);
         put_str(d.message);
     }
-    put_str(g_output_truncated ? g_output + "\n[output truncated]\n" : g_output);
+    put_str(g_sink.output_truncated ? g_sink.output + "\n[output truncated]\n" : g_sink.output);
     put(static_cast<uint32_t>(g_buffers.size()));
     for (const BufferRegion& b : g_buffers) {
         put(b.total_bytes);
@@ -261,12 +257,7 @@ int device_printf(const char* fmt, ...) {
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n < 0) return n;
-    size_t len = std::min(static_cast<size_t>(n), sizeof buf - 1);
-    if (g_output.size() + len > kOutputCapBytes) {
-        g_output_truncated = true;
-        len = kOutputCapBytes > g_output.size() ? kOutputCapBytes - g_output.size() : 0;
-    }
-    g_output.append(buf, len);
+    emit_output(*t_sink, buf, std::min(static_cast<size_t>(n), sizeof buf - 1));
     return n;
 }
 

@@ -11,12 +11,20 @@
 #include "kdojo_rt_internal.h"
 
 #include <boost/context/detail/fcontext.hpp>
+#include <link.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <climits>
+#include <memory>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -94,17 +102,18 @@ kdojo_fcontext_end:
 
 namespace kdojo {
 
-ThreadState* g_cur = nullptr;
-uint3 g_block_idx = {0, 0, 0};
+KDOJO_TLS ThreadState* g_cur = nullptr;
+KDOJO_TLS uint3 g_block_idx = {0, 0, 0};
 dim3 g_block_dim;
 dim3 g_grid_dim;
-unsigned char* g_dyn_smem = nullptr;
-Fault g_fault;
-std::vector<Diag> g_diags;
+KDOJO_TLS unsigned char* g_dyn_smem = nullptr;
+Sink g_sink;
+KDOJO_TLS Sink* t_sink = &g_sink;
 std::vector<BufferRegion> g_buffers;
-uint32_t g_block_linear = 0;
+KDOJO_TLS uint32_t g_block_linear = 0;
 unsigned g_block_threads = 0;
 uint64_t g_dyn_smem_bytes = 0;
+uint64_t g_dyn_smem_map_bytes = 0;
 bool g_adversarial = false;
 
 namespace {
@@ -130,43 +139,52 @@ struct FreeStack {
     void* stack;
     void* ctx;
 };
-std::vector<FreeStack> g_free_stacks;
-std::vector<Thread> g_threads;
-std::vector<Warp> g_warps;
-std::vector<unsigned> g_queue;  // runnable threads, in order
-size_t g_queue_head = 0;
+// The scheduler's state is per OS thread: the main thread runs blocks one
+// after another, and in the fast build each worker thread (run_grid_parallel)
+// runs its share of a launch's blocks the same way. A block, its fibers and
+// their stacks never leave the thread that started them. Scalars are __thread
+// (one %fs-relative access); the containers hang off `S`.
+struct Sched {
+    std::vector<FreeStack> free_stacks;
+    std::vector<Thread> threads;
+    std::vector<Warp> warps;
+    std::vector<unsigned> queue;  // runnable threads, in order
+    std::vector<unsigned> order;
+    std::string group_error;      // why complete_group refused a group
+};
+KDOJO_TLS Sched* S = nullptr;
+KDOJO_TLS size_t g_queue_head = 0;
 // Lanes a warp collective just released run before anything else, so a warp
 // goes through its shuffles with only its own 32 stacks in cache.
 // A ring: at most one entry per thread of the block (1024) is ever pending.
 constexpr unsigned kHotRing = 2048;
-unsigned g_hot[kHotRing];
-unsigned g_hot_head = 0, g_hot_tail = 0;
+KDOJO_TLS unsigned g_hot[kHotRing];
+KDOJO_TLS unsigned g_hot_head = 0, g_hot_tail = 0;
 inline void hot_push(unsigned i) { g_hot[g_hot_tail++ & (kHotRing - 1)] = i; }
 
 
-std::vector<unsigned> g_order;
-unsigned g_done = 0, g_at_barrier = 0;
+KDOJO_TLS unsigned g_done = 0, g_at_barrier = 0;
 // The last released barrier: threads it released, and how many of them passed
 // a non-zero predicate (__syncthreads_count / _and / _or read these on return;
 // no other barrier can be released before every released thread has run on).
-unsigned g_bar_released = 0, g_bar_true = 0;
+KDOJO_TLS unsigned g_bar_released = 0, g_bar_true = 0;
 
-bcd::fcontext_t g_sched = nullptr;
-Thread* g_running = nullptr;
-Body g_body = nullptr;
+KDOJO_TLS bcd::fcontext_t g_sched = nullptr;
+KDOJO_TLS Thread* g_running = nullptr;
+Body g_body = nullptr;      // the launch's kernel, shared by every worker
 void* g_body_ctx = nullptr;
 
 __attribute__((always_inline)) inline Thread* pop_runnable() {
-    if (g_hot_head != g_hot_tail) return &g_threads[g_hot[g_hot_head++ & (kHotRing - 1)]];
-    if (g_queue_head < g_queue.size()) return &g_threads[g_queue[g_queue_head++]];
+    if (g_hot_head != g_hot_tail) return &S->threads[g_hot[g_hot_head++ & (kHotRing - 1)]];
+    if (g_queue_head < S->queue.size()) return &S->threads[S->queue[g_queue_head++]];
     return nullptr;
 }
 
 
 FreeStack take_stack() {
-    if (!g_free_stacks.empty()) {
-        FreeStack s = g_free_stacks.back();
-        g_free_stacks.pop_back();
+    if (!S->free_stacks.empty()) {
+        FreeStack s = S->free_stacks.back();
+        S->free_stacks.pop_back();
         return s;
     }
     void* p = mmap(nullptr, kStackBytes + kGuardBytes, PROT_READ | PROT_WRITE,
@@ -181,7 +199,7 @@ FreeStack take_stack() {
 // (stack and context) for the next new thread, safe only now that nothing
 // runs on it.
 __attribute__((noinline)) void park(Thread* prev, void* fctx) {
-    g_free_stacks.push_back(FreeStack{prev->stack, fctx});
+    S->free_stacks.push_back(FreeStack{prev->stack, fctx});
     prev->stack = nullptr;
 }
 
@@ -232,7 +250,7 @@ __attribute__((always_inline)) inline bool prepare(Thread& t) {
 // over straight to the next runnable thread — one switch instead of two via
 // the scheduler — and only returns to the scheduler when none is left.
 __attribute__((always_inline)) inline void leave(Thread* self) {
-    Thread* next = g_fault.set ? nullptr : pop_runnable();
+    Thread* next = t_sink->fault.set ? nullptr : pop_runnable();
     if (next && !prepare(*next)) next = nullptr;
     bcd::transfer_t r;
     if (next) {
@@ -249,8 +267,8 @@ __attribute__((always_inline)) inline void leave(Thread* self) {
 
 // The next queued thread if it has not started (and nothing released waits).
 Thread* pop_new() {
-    if (g_hot_head != g_hot_tail || g_queue_head >= g_queue.size()) return nullptr;
-    Thread* t = &g_threads[g_queue[g_queue_head]];
+    if (g_hot_head != g_hot_tail || g_queue_head >= S->queue.size()) return nullptr;
+    Thread* t = &S->threads[S->queue[g_queue_head]];
     if (t->state != T_NEW) return nullptr;
     ++g_queue_head;
     return t;
@@ -265,7 +283,7 @@ void fiber_entry(bcd::transfer_t t) {
         ++g_done;
         // A thread that has not started yet runs right here, on this stack: a
         // kernel without barriers or collectives never switches at all.
-        Thread* next = g_fault.set ? nullptr : pop_new();
+        Thread* next = t_sink->fault.set ? nullptr : pop_new();
         if (next) {
             next->stack = self->stack;
             self->stack = nullptr;
@@ -405,11 +423,10 @@ inline void release_lanes(Thread* lanes, unsigned warp, unsigned m, unsigned pre
     g_hot_tail = tail;
 }
 
-std::string g_group_error;  // why complete_group refused a group
 
 __attribute__((noinline)) bool complete_group(Warp& w, unsigned warp, unsigned m, unsigned absent, Thread* arriving,
                                               std::string* error) {
-    Thread* lanes = &g_threads[warp * 32];
+    Thread* lanes = &S->threads[warp * 32];
     const Thread* ref = nullptr;
     // Every lane arrived with the first lane's mask and collective: nothing to compare.
     for (unsigned l = 0; w.mixed && l < 32; ++l) {
@@ -448,7 +465,7 @@ __attribute__((noinline)) bool complete_group(Warp& w, unsigned warp, unsigned m
 // collective: fine for disjoint groups (lanes 0-15 and 16-31 each shuffling
 // among themselves), an error when either names the other.
 __attribute__((noinline, cold)) std::string check_arrival(const Warp& w, const Thread& t) {
-    const Thread* lanes = &g_threads[t.st.warp * 32];
+    const Thread* lanes = &S->threads[t.st.warp * 32];
     for (unsigned l = 0; l < 32; ++l) {
         if (!(w.arrived & lane_bit(l))) continue;
         const Thread& o = lanes[l];
@@ -471,10 +488,10 @@ __attribute__((noinline, cold)) std::string check_arrival(const Warp& w, const T
 // (they finished) or reach from another line still releases — but that is
 // undefined behaviour, so it is reported.
 bool release_barrier() {
-    unsigned n = static_cast<unsigned>(g_threads.size());
+    unsigned n = static_cast<unsigned>(S->threads.size());
     int line = -1;
-    for (unsigned i : g_order) {
-        Thread& t = g_threads[i];
+    for (unsigned i : S->order) {
+        Thread& t = S->threads[i];
         if (t.state != T_BARRIER) continue;
         if (line < 0) line = t.line;
         if (t.line != line) {
@@ -486,7 +503,7 @@ bool release_barrier() {
         }
     }
     if (g_done > 0) {
-        for (Thread& t : g_threads) {
+        for (Thread& t : S->threads) {
             if (t.state != T_DONE) continue;
             add_diag("divergent_barrier", line, 0,
                      "__syncthreads() on line " + std::to_string(line) + " is skipped by some threads of the block: " +
@@ -496,14 +513,14 @@ bool release_barrier() {
         }
     }
     g_bar_released = g_bar_true = 0;
-    for (unsigned i : g_order) {
-        Thread& t = g_threads[i];
+    for (unsigned i : S->order) {
+        Thread& t = S->threads[i];
         if (t.state != T_BARRIER) continue;
         t.state = T_RUNNABLE;
         ++t.bar_epoch;
         ++g_bar_released;
         g_bar_true += t.value != 0;
-        g_queue.push_back(i);
+        S->queue.push_back(i);
     }
     g_at_barrier = 0;
     return true;
@@ -512,16 +529,16 @@ bool release_barrier() {
 // Nothing can run: every live thread waits. Either a barrier or a collective
 // can be released, or the block is stuck.
 bool settle_block() {
-    unsigned n = static_cast<unsigned>(g_threads.size());
+    unsigned n = static_cast<unsigned>(S->threads.size());
     if (g_done == n) return false;
     bool at_coll = false;
-    for (const Thread& t : g_threads) at_coll |= t.state == T_COLL;
+    for (const Thread& t : S->threads) at_coll |= t.state == T_COLL;
     if (!at_coll) return release_barrier();
-    for (unsigned i : g_order) {
-        Thread& t = g_threads[i];
+    for (unsigned i : S->order) {
+        Thread& t = S->threads[i];
         if (t.state != T_COLL) continue;
-        Warp& w = g_warps[t.st.warp];
-        Thread* lanes = &g_threads[t.st.warp * 32];
+        Warp& w = S->warps[t.st.warp];
+        Thread* lanes = &S->threads[t.st.warp * 32];
         unsigned missing = t.mask & ~w.arrived, gone = 0;
         for (unsigned l = 0; l < 32; ++l) {
             if (!(missing & lane_bit(l))) continue;
@@ -548,8 +565,8 @@ bool settle_block() {
         }
         return true;
     }
-    for (unsigned i : g_order) {
-        Thread& t = g_threads[i];
+    for (unsigned i : S->order) {
+        Thread& t = S->threads[i];
         if (t.state == T_COLL) {
             set_fault("warp mask mismatch",
                       std::string(coll_name(t.kind)) + " on line " + std::to_string(t.line) + " (mask " + hex(t.mask) +
@@ -563,17 +580,17 @@ bool settle_block() {
 }
 
 void run_block() {
-    unsigned n = static_cast<unsigned>(g_threads.size());
+    unsigned n = static_cast<unsigned>(S->threads.size());
     g_done = g_at_barrier = 0;
-    g_queue.assign(g_order.begin(), g_order.end());
+    S->queue.assign(S->order.begin(), S->order.end());
     g_queue_head = 0;
     g_hot_head = g_hot_tail = 0;
     for (;;) {
         while (Thread* t = pop_runnable()) {
             resume(*t);
-            if (t->state == T_FAULT || g_fault.set) return;
+            if (t->state == T_FAULT || t_sink->fault.set) return;
         }
-        g_queue.clear();
+        S->queue.clear();
         g_queue_head = 0;
         if (g_done == n || !settle_block()) return;
     }
@@ -581,11 +598,11 @@ void run_block() {
 
 void init_threads(unsigned bx, unsigned by, unsigned bz) {
     unsigned n = bx * by * bz;
-    g_threads.resize(n);
+    S->threads.resize(n);
     for (unsigned z = 0, i = 0; z < bz; ++z)
         for (unsigned y = 0; y < by; ++y)
             for (unsigned x = 0; x < bx; ++x, ++i) {
-                Thread& t = g_threads[i];
+                Thread& t = S->threads[i];
                 t.state = T_NEW;
                 t.stack = nullptr;
                 t.bar_epoch = 0;
@@ -595,22 +612,68 @@ void init_threads(unsigned bx, unsigned by, unsigned bz) {
                 t.st.lane = i % 32;
                 t.st.warp = i / 32;
             }
-    g_warps.assign((n + 31) / 32, Warp{0, 0, 0, 0, false});
-    for (unsigned w = 0; w < g_warps.size(); ++w) {
+    S->warps.assign((n + 31) / 32, Warp{0, 0, 0, 0, false});
+    for (unsigned w = 0; w < S->warps.size(); ++w) {
         unsigned lanes = std::min(32u, n - w * 32);
-        g_warps[w].exist = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u);
+        S->warps[w].exist = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u);
     }
 }
 
 // Fibers abandoned by a fault still own stacks: give them back before the next launch.
 void reclaim_stacks() {
-    for (Thread& t : g_threads) {
+    for (Thread& t : S->threads) {
         if (t.stack) {
-            g_free_stacks.push_back(FreeStack{t.stack, nullptr});  // its context is abandoned
+            S->free_stacks.push_back(FreeStack{t.stack, nullptr});  // its context is abandoned
             t.stack = nullptr;
         }
     }
 }
+
+}  // namespace
+
+// ---- the fast build runs a launch's blocks on several OS threads ------------
+// Worker threads (one per available CPU, at most kMaxWorkers) are started by
+// the sandbox's constructor — afterwards the process limit and the seccomp
+// filter forbid creating threads — and sleep on a futex between launches.
+// A large enough launch is cut into chunks of consecutive blocks; workers take
+// chunks in increasing order and run each chunk's blocks in order, into the
+// chunk's own Sink. Merged in chunk order, up to the first chunk with a
+// fault, the result is the sequential run's: the same printf output, the same
+// diagnostics, the fault of the lowest faulting block (chunks above a faulted
+// one stop early; nothing they found is reported). Only what a GPU leaves
+// unspecified differs: the order of atomics and of racing accesses between
+// blocks. The main thread waits; memory faults: see on_memory_fault.
+namespace {
+
+constexpr unsigned kMaxWorkers = 8;
+constexpr unsigned kChunksPerWorker = 8;
+// Smaller launches run on the main thread: waking the workers costs more.
+constexpr uint64_t kParallelMinThreads = 4096;
+constexpr size_t kFaultStackBytes = 64 * 1024;
+constexpr size_t kWorkerStackBytes = 1 << 20;     // the scheduler's own frames (fibers have theirs)
+constexpr size_t kWorkerGuardBytes = 1 << 20;     // unmapped, around each worker's stacks
+constexpr uintptr_t kWorkerAreaHint = uintptr_t{1} << 44;  // far from mmap's usual addresses
+constexpr uint32_t kChunkRunning = 0, kChunkDone = 1, kChunkStopped = 2;
+
+struct Chunk {
+    uint64_t lo = 0, hi = 0;  // blocks [lo, hi) (linear indices)
+    Sink sink;
+    std::atomic<uint32_t> state{kChunkRunning};
+};
+
+long futex(std::atomic<uint32_t>* word, int op, uint32_t value) {
+    return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, value, nullptr, nullptr, 0);
+}
+
+std::atomic<uint32_t> g_ready{0};        // workers started and waiting
+std::atomic<uint32_t> g_live{0};         // workers not lost in a memory fault's handler
+std::atomic<uint32_t> g_launch_seq{0};   // bumped (futex wake) to start a launch
+std::atomic<uint32_t> g_active{0};       // workers still in this launch (futex)
+Chunk* g_chunks = nullptr;
+[[maybe_unused]] uint32_t g_nchunks = 0;
+std::atomic<uint32_t> g_next_chunk{0};
+std::atomic<uint32_t> g_fault_chunk{0};  // lowest chunk with a fault (g_nchunks: none)
+KDOJO_TLS int64_t t_chunk = -1;          // the chunk this thread runs; -1: not a worker's
 
 }  // namespace
 
@@ -620,11 +683,49 @@ void reclaim_stacks() {
 // this handler (on its own stack: a fiber's overflowing stack is unusable)
 // writes one line to stderr: the faulting instruction (the host side turns it
 // into the learner's line), the address, read or write, and the buffer the
-// address is nearest to. SA_RESETHAND: returning re-runs the instruction,
-// which now kills the program as before. Only write(2) is called here.
+// address is nearest to. Then it dies of SIGSEGV: a fault raised inside the
+// handler, with SIGSEGV and SIGBUS blocked there, makes the kernel reset the
+// handler and kill the program. Only write(2), futex(2) and sched_yield(2)
+// are called here.
+//
+// On a worker running blocks in parallel, the fault must be the one the
+// sequential run would meet first: the handler first waits until every lower
+// chunk has finished. If none of them faulted, this is the first fault and the
+// program dies with it. If one did, that fault wins: a lower memory fault kills
+// the program itself, a lower scheduler fault becomes the launch's result, and
+// this worker stays parked here for good (it is no longer counted among the
+// workers; the next launches use the others).
 namespace {
 
-alignas(16) char g_fault_stack[64 * 1024];
+alignas(16) char g_fault_stack[kFaultStackBytes];
+volatile uintptr_t g_null_address = 0;
+
+[[noreturn]] void die_of_sigsegv() {
+    *reinterpret_cast<volatile char*>(g_null_address) = 0;  // SIGSEGV is blocked here: fatal
+    _exit(128 + SIGSEGV);                                   // not reached
+}
+
+// A worker's fault in chunk `c`: true when it is the first in block order.
+bool first_fault_in_order(uint32_t c) {
+    uint32_t low = g_fault_chunk.load(std::memory_order_relaxed);
+    while (c < low && !g_fault_chunk.compare_exchange_weak(low, c, std::memory_order_acq_rel)) {
+    }
+    for (;;) {
+        bool lower_done = true;
+        for (uint32_t k = 0; k < c && lower_done; ++k)
+            lower_done = g_chunks[k].state.load(std::memory_order_acquire) != kChunkRunning;
+        if (g_fault_chunk.load(std::memory_order_acquire) < c) return false;
+        if (lower_done) return true;
+        syscall(SYS_sched_yield);
+    }
+}
+
+[[noreturn]] void park_worker_forever() {
+    g_live.fetch_sub(1, std::memory_order_acq_rel);
+    if (g_active.fetch_sub(1, std::memory_order_acq_rel) == 1) futex(&g_active, FUTEX_WAKE, 1);
+    std::atomic<uint32_t> never{0};
+    for (;;) futex(&never, FUTEX_WAIT, 0);
+}
 
 void put_text(char*& p, const char* end, const char* s) {
     while (*s && p < end) *p++ = *s++;
@@ -696,8 +797,10 @@ void on_memory_fault(int, siginfo_t* info, void* context) {
         put_dec(p, end, off >= 0 ? off / eb : -((-off + eb - 1) / eb));
     }
     *p++ = '\n';
+    if (t_chunk >= 0 && !first_fault_in_order(static_cast<uint32_t>(t_chunk))) park_worker_forever();
     ssize_t ignored = ::write(2, line, static_cast<size_t>(p - line));
     (void)ignored;
+    die_of_sigsegv();
 }
 
 }  // namespace
@@ -711,8 +814,10 @@ void install_fault_handler() {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_memory_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGSEGV);
+    sigaddset(&sa.sa_mask, SIGBUS);
     sigaction(SIGSEGV, &sa, nullptr);
     sigaction(SIGBUS, &sa, nullptr);
 }
@@ -725,19 +830,34 @@ bool in_current_stack(uintptr_t addr) {
     return addr >= lo && addr < lo + kGuardBytes + kStackBytes;
 }
 
+namespace {
+void add_diag_to(Sink& s, const Diag& diag) {
+    for (const Diag& d : s.diags)
+        if (d.kind == diag.kind && d.line == diag.line && d.pc == diag.pc) return;
+    if (s.diags.size() < 32) s.diags.push_back(diag);
+}
+}  // namespace
+
 void add_diag(const char* kind, int line, uint64_t pc, const std::string& message) {
-    for (const Diag& d : g_diags)
-        if (d.kind == kind && d.line == line && d.pc == pc) return;
-    if (g_diags.size() < 32) g_diags.push_back(Diag{kind, line, pc, message});
+    add_diag_to(*t_sink, Diag{kind, line, pc, message});
+}
+
+void emit_output(Sink& s, const char* text, size_t len) {
+    if (s.output.size() + len > kOutputCapBytes) {
+        s.output_truncated = true;
+        len = kOutputCapBytes > s.output.size() ? kOutputCapBytes - s.output.size() : 0;
+    }
+    s.output.append(text, len);
 }
 
 void set_fault(const char* name, const std::string& message, int line, uint64_t pc) {
-    if (g_fault.set) return;
-    g_fault.set = true;
-    g_fault.name = name;
-    g_fault.message = message;
-    g_fault.line = line;
-    g_fault.pc = pc;
+    Fault& f = t_sink->fault;
+    if (f.set) return;
+    f.set = true;
+    f.name = name;
+    f.message = message;
+    f.line = line;
+    f.pc = pc;
 }
 
 void fail_in_fiber(const char* name, const std::string& message, int line, uint64_t pc) {
@@ -794,7 +914,7 @@ __attribute__((noinline, cold)) void arrival_mismatch(const Warp& w, const Threa
 
 uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, int width) {
     Thread* t = g_running;
-    Warp& w = g_warps[t->st.warp];
+    Warp& w = S->warps[t->st.warp];
     unsigned m = mask & w.exist;
     unsigned bit = lane_bit(t->st.lane);
     if (width <= 0 || width > 32 || (width & (width - 1)) != 0 || !(m & bit))
@@ -816,8 +936,8 @@ uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, 
     w.arrived |= bit;
     if ((w.arrived & m) == m) {
         // The message goes to a global: no string is built or destroyed on this hot path.
-        if (!complete_group(w, t->st.warp, m, 0, t, &g_group_error))
-            fail_in_fiber("warp mask mismatch", g_group_error, line, 0);
+        if (!complete_group(w, t->st.warp, m, 0, t, &S->group_error))
+            fail_in_fiber("warp mask mismatch", S->group_error, line, 0);
     } else {
         yield_to_scheduler();
     }
@@ -827,34 +947,208 @@ uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, 
 unsigned activemask() {
     Thread* t = g_running;
     unsigned live = 0;
-    Thread* lanes = &g_threads[t->st.warp * 32];
-    unsigned exist = g_warps[t->st.warp].exist;
+    Thread* lanes = &S->threads[t->st.warp * 32];
+    unsigned exist = S->warps[t->st.warp].exist;
     for (unsigned l = 0; l < 32; ++l)
         if ((exist & lane_bit(l)) && lanes[l].state != T_DONE) live |= lane_bit(l);
     return live;
 }
 
-void run_grid(Body body, void* ctx) {
+namespace {
+
+void set_block(uint64_t lin, const dim3& g) {
+    g_block_idx = uint3{static_cast<unsigned>(lin % g.x), static_cast<unsigned>((lin / g.x) % g.y),
+                        static_cast<unsigned>(lin / (static_cast<uint64_t>(g.x) * g.y))};
+    g_block_linear = static_cast<uint32_t>(lin + 1);
+}
+
+void set_order(unsigned n, bool reverse) {
+    S->order.resize(n);
+    for (unsigned i = 0; i < n; ++i) S->order[i] = reverse ? n - 1 - i : i;
+}
+
+// Blocks one after another on this thread: the check build, adversarial
+// (reverse-order) runs, small grids, and wherever one CPU is all there is.
+void run_grid_sequential(uint64_t blocks) {
     dim3 g = g_grid_dim, b = g_block_dim;
-    g_body = body;
-    g_body_ctx = ctx;
-    g_block_threads = b.x * b.y * b.z;
     init_threads(b.x, b.y, b.z);
-    g_order.resize(g_block_threads);
-    for (unsigned i = 0; i < g_block_threads; ++i) g_order[i] = g_adversarial ? g_block_threads - 1 - i : i;
-    uint64_t blocks = static_cast<uint64_t>(g.x) * g.y * g.z;
+    set_order(g_block_threads, g_adversarial);
     check_launch_begin();
-    for (uint64_t k = 0; k < blocks && !g_fault.set; ++k) {
-        uint64_t lin = g_adversarial ? blocks - 1 - k : k;
-        g_block_idx = uint3{static_cast<unsigned>(lin % g.x), static_cast<unsigned>((lin / g.x) % g.y),
-                            static_cast<unsigned>(lin / (static_cast<uint64_t>(g.x) * g.y))};
-        g_block_linear = static_cast<uint32_t>(lin + 1);
+    for (uint64_t k = 0; k < blocks && !t_sink->fault.set; ++k) {
+        set_block(g_adversarial ? blocks - 1 - k : k, g);
         if (k > 0) init_threads(b.x, b.y, b.z);
         check_block_begin();
         run_block();
     }
-    if (g_fault.set) reclaim_stacks();
+    if (t_sink->fault.set) reclaim_stacks();
     else check_launch_end();
+}
+
+#ifndef KDOJO_CHECK
+// Runs chunks of the launch (consecutive blocks, handed out in increasing
+// order) until none is left or a lower chunk has faulted. Each chunk runs its
+// blocks in order into its own Sink; run_grid_parallel merges them in chunk
+// order, so printf output, diagnostics and the fault are those of the
+// sequential run. Runs on a worker thread.
+void run_chunks() {
+    if (!S) S = new Sched;
+    dim3 g = g_grid_dim, b = g_block_dim;
+    set_order(g_block_threads, false);
+    void* smem = nullptr;
+    if (g_dyn_smem_map_bytes) {
+        smem = mmap(nullptr, g_dyn_smem_map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (smem == MAP_FAILED) smem = nullptr;
+    }
+    g_dyn_smem = static_cast<unsigned char*>(smem);
+    for (;;) {
+        uint32_t c = g_next_chunk.fetch_add(1, std::memory_order_relaxed);
+        if (c >= g_nchunks || c > g_fault_chunk.load(std::memory_order_acquire)) break;
+        Chunk& ch = g_chunks[c];
+        t_chunk = c;
+        t_sink = &ch.sink;
+        uint32_t state = kChunkDone;
+        if (g_dyn_smem_map_bytes && !smem) set_fault("out of memory", "the emulator could not allocate shared memory", 0, 0);
+        for (uint64_t lin = ch.lo; lin < ch.hi && !t_sink->fault.set; ++lin) {
+            if (g_fault_chunk.load(std::memory_order_relaxed) < c) {
+                state = kChunkStopped;  // a lower chunk faulted: nothing after it counts
+                break;
+            }
+            set_block(lin, g);
+            init_threads(b.x, b.y, b.z);
+            run_block();
+        }
+        if (t_sink->fault.set) {
+            reclaim_stacks();
+            uint32_t low = g_fault_chunk.load(std::memory_order_relaxed);
+            while (c < low && !g_fault_chunk.compare_exchange_weak(low, c, std::memory_order_acq_rel)) {
+            }
+        }
+        ch.state.store(state, std::memory_order_release);
+    }
+    t_chunk = -1;
+    t_sink = &g_sink;
+    g_dyn_smem = nullptr;
+    g_block_linear = 0;
+    if (smem) munmap(smem, g_dyn_smem_map_bytes);
+}
+
+void* worker_main(void* fault_stack) {
+    S = new Sched;
+    // Its own signal stack for on_memory_fault (sigaltstack is per thread).
+    stack_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_size = kFaultStackBytes;
+    ss.ss_sp = fault_stack;
+    sigaltstack(&ss, nullptr);
+    g_ready.fetch_add(1, std::memory_order_release);
+    futex(&g_ready, FUTEX_WAKE, 1);
+    uint32_t seen = 0;
+    for (;;) {
+        uint32_t seq;
+        while ((seq = g_launch_seq.load(std::memory_order_acquire)) == seen) futex(&g_launch_seq, FUTEX_WAIT, seen);
+        seen = seq;
+        run_chunks();
+        if (g_active.fetch_sub(1, std::memory_order_acq_rel) == 1) futex(&g_active, FUTEX_WAKE, 1);
+    }
+    return nullptr;
+}
+
+void run_grid_parallel(uint64_t blocks, unsigned workers) {
+    uint64_t n = std::min<uint64_t>(blocks, static_cast<uint64_t>(workers) * kChunksPerWorker);
+    std::unique_ptr<Chunk[]> chunks(new Chunk[n]);
+    for (uint64_t c = 0; c < n; ++c) {
+        chunks[c].lo = blocks * c / n;
+        chunks[c].hi = blocks * (c + 1) / n;
+    }
+    g_chunks = chunks.get();
+    g_nchunks = static_cast<uint32_t>(n);
+    g_next_chunk.store(0, std::memory_order_relaxed);
+    g_fault_chunk.store(static_cast<uint32_t>(n), std::memory_order_relaxed);
+    g_active.store(workers, std::memory_order_relaxed);
+    g_launch_seq.fetch_add(1, std::memory_order_release);
+    futex(&g_launch_seq, FUTEX_WAKE, INT32_MAX);
+    for (uint32_t a; (a = g_active.load(std::memory_order_acquire)) != 0;) futex(&g_active, FUTEX_WAIT, a);
+    // Merge in block order, up to and including the first chunk with a fault.
+    for (uint64_t c = 0; c < n; ++c) {
+        Sink& s = chunks[c].sink;
+        for (const Diag& d : s.diags) add_diag_to(g_sink, d);
+        emit_output(g_sink, s.output.data(), s.output.size());
+        if (s.output_truncated) g_sink.output_truncated = true;
+        if (s.fault.set) {
+            g_sink.fault = s.fault;
+            break;
+        }
+    }
+    g_chunks = nullptr;
+    g_nchunks = 0;
+}
+#endif
+
+}  // namespace
+
+void start_workers(unsigned* count) {
+    *count = 0;
+#ifndef KDOJO_CHECK
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+    unsigned want = std::min<unsigned>(static_cast<unsigned>(CPU_COUNT(&set)), kMaxWorkers);
+    if (want <= 1) return;
+    // The workers' stacks (their static TLS — the learner's __shared__ arrays —
+    // at the top, glibc's way) and signal stacks live far from where mmap puts
+    // the judge's buffers, each behind an unmapped guard: a wild access past a
+    // buffer must fault as it does without workers, not land in a worker's
+    // memory. (mmap hands out addresses downwards from near the main stack;
+    // mappings made now would sit right above every buffer mapped later.)
+    size_t tls = 0;
+    dl_iterate_phdr([](dl_phdr_info* info, size_t, void* out) {
+        for (int i = 0; i < info->dlpi_phnum; ++i)
+            if (info->dlpi_phdr[i].p_type == PT_TLS) *static_cast<size_t*>(out) += info->dlpi_phdr[i].p_memsz;
+        return 0;
+    }, &tls);
+    const size_t page = 4096;
+    size_t stack = (kWorkerStackBytes + 2 * tls + page - 1) / page * page;
+    size_t slot = kWorkerGuardBytes + kFaultStackBytes + kWorkerGuardBytes + stack;
+    void* area = mmap(reinterpret_cast<void*>(kWorkerAreaHint), slot * want, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (area == MAP_FAILED) return;
+    unsigned started = 0;
+    for (; started < want; ++started) {
+        char* base = static_cast<char*>(area) + slot * started;
+        char* fault_stack = base + kWorkerGuardBytes;
+        char* thread_stack = fault_stack + kFaultStackBytes + kWorkerGuardBytes;
+        if (mprotect(fault_stack, kFaultStackBytes, PROT_READ | PROT_WRITE) != 0 ||
+            mprotect(thread_stack, stack, PROT_READ | PROT_WRITE) != 0)
+            break;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstack(&attr, thread_stack, stack);
+        pthread_t tid;
+        int rc = pthread_create(&tid, &attr, worker_main, fault_stack);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) break;
+    }
+    for (uint32_t r; (r = g_ready.load(std::memory_order_acquire)) < started;) futex(&g_ready, FUTEX_WAIT, r);
+    g_live.store(started, std::memory_order_relaxed);
+    *count = started;
+#endif
+}
+
+void run_grid(Body body, void* ctx) {
+    dim3 g = g_grid_dim, b = g_block_dim;
+    if (!S) S = new Sched;
+    g_body = body;
+    g_body_ctx = ctx;
+    g_block_threads = b.x * b.y * b.z;
+    uint64_t blocks = static_cast<uint64_t>(g.x) * g.y * g.z;
+#ifndef KDOJO_CHECK
+    unsigned workers = g_live.load(std::memory_order_acquire);
+    if (workers >= 2 && !g_adversarial && blocks >= 2 && blocks * g_block_threads >= kParallelMinThreads)
+        run_grid_parallel(blocks, workers);
+    else
+        run_grid_sequential(blocks);
+#else
+    run_grid_sequential(blocks);
+#endif
     g_block_linear = 0;
     g_running = nullptr;
     g_cur = nullptr;

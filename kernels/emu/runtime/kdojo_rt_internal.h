@@ -52,13 +52,32 @@ struct Fault {
     uint64_t pc = 0;
 };
 
-extern Fault g_fault;
-extern std::vector<Diag> g_diags;
+// What a run finds: the first fault, the diagnostics (deduplicated, at most
+// 32) and the device printf output (at most kOutputCapBytes).
+constexpr size_t kOutputCapBytes = 16 * 1024;
+struct Sink {
+    Fault fault;
+    std::vector<Diag> diags;
+    std::string output;
+    bool output_truncated = false;
+};
+extern Sink g_sink;                  // the request's: what the response carries
+extern KDOJO_TLS Sink* t_sink;       // where this OS thread's findings go (&g_sink,
+                                     // or a chunk's own while blocks run in parallel)
 extern std::vector<BufferRegion> g_buffers;
-extern uint32_t g_block_linear;     // 1-based id of the running block (0: none)
+extern KDOJO_TLS uint32_t g_block_linear;  // 1-based id of the running block (0: none)
 extern unsigned g_block_threads;
 extern uint64_t g_dyn_smem_bytes;
+extern uint64_t g_dyn_smem_map_bytes;  // the mapping each block's dynamic shared memory gets
 extern bool g_adversarial;           // reverse thread and block order
+
+// Appends device printf output to `s`, keeping its first kOutputCapBytes.
+void emit_output(Sink& s, const char* text, size_t len);
+
+// Worker threads for running a launch's blocks in parallel (fast build only).
+// Started by the sandbox's constructor, before the process limit and the
+// seccomp filter forbid creating threads; none where one CPU is available.
+void start_workers(unsigned* count);
 
 Thread* current_thread();
 bool in_current_stack(uintptr_t addr);

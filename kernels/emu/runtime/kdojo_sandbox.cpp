@@ -24,7 +24,8 @@
 #include <unistd.h>
 
 namespace kdojo {
-void install_fault_handler();  // kdojo_rt.cpp
+void install_fault_handler();          // kdojo_rt.cpp
+void start_workers(unsigned* count);   // kdojo_rt.cpp
 }
 
 namespace {
@@ -102,7 +103,9 @@ void install_seccomp() {
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
     };
     struct sock_fprog prog = {static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
-    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) die("seccomp");
+    // TSYNC: the filter (and no_new_privs) applies to every thread, the
+    // workers started before it included.
+    if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0) die("seccomp");
 }
 
 // Priority 101 is the first a program may use: this runs before any learner
@@ -111,9 +114,18 @@ __attribute__((constructor(101))) void kdojo_enter_sandbox() {
     // Only fds 0-2 stay open: nothing inherited can be used to reach out.
     for (int fd = 3; fd < 1024; ++fd) close(fd);
     drop_root();
+    // The fast build's worker threads (kdojo_rt.cpp): created now, while
+    // threads still can be (NPROC and seccomp below forbid it), before any
+    // learner code. They only wait on a futex until a launch needs them.
+    unsigned workers = 0;
+    kdojo::start_workers(&workers);
     const char* cpu = getenv("KDOJO_CPU_S");
     rlim_t cpu_s = cpu ? static_cast<rlim_t>(strtoul(cpu, nullptr, 10)) : 20;
-    limit(RLIMIT_CPU, cpu_s > 0 ? cpu_s : 20);
+    if (cpu_s == 0) cpu_s = 20;
+    // CPU time is the whole process's: with every worker busy it runs
+    // `workers` times faster than the clock, and the wall-clock limit must
+    // still be the one that ends an endless kernel.
+    limit(RLIMIT_CPU, cpu_s * (workers > 1 ? workers : 1));
     limit(RLIMIT_NPROC, 0);
     limit(RLIMIT_FSIZE, 0);
     limit(RLIMIT_NOFILE, 8);
