@@ -99,6 +99,16 @@ def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI
     # are re-read only where files are being edited (the development watcher).
     templates.env.auto_reload = settings.reload_lessons
 
+    # Anonymous lesson pages from memory (issue #4); inside CSRFMiddleware, which
+    # gives each reader the token the cached page is served with.
+    try:
+        from app.pages.anon_cache import AnonPageCache, AnonPageMiddleware
+    except ModuleNotFoundError as exc:  # no pages (below)
+        if exc.name != "app.pages":
+            raise
+    else:
+        app.state.anon_pages = AnonPageCache(str(app.state.engine.url))
+        app.add_middleware(AnonPageMiddleware)
     app.add_middleware(CSRFMiddleware, secret=settings.secret_key, secure=settings.cookie_secure)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_exception_handler(ServiceError, _service_error)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
 from app.admin.auth import ContentAdmin, UsersAdmin
+from app.api.comments import forget_anonymous_page
 from app.deps import SessionDep
 from app.services import admin_audit, admin_tokens, admin_users
 
@@ -89,9 +90,11 @@ def revoke_token(token_id: int, session: SessionDep, actor: UsersAdmin) -> dict[
 
 
 @router.post("/comments/{comment_id}/hide")
-def hide_comment(comment_id: int, body: HideIn, session: SessionDep, actor: ContentAdmin) -> dict[str, Any]:
+def hide_comment(comment_id: int, body: HideIn, request: Request, session: SessionDep,
+                 actor: ContentAdmin) -> dict[str, Any]:
     comment = admin_users.hide_comment(session, actor, comment_id, body.hidden, body.reason)
     session.commit()
+    forget_anonymous_page(request.app, comment.lesson_id)
     return {"id": comment.id, "hidden": comment.hidden}
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Any
+
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from app.deps import CatalogDep, RequireUser, SessionDep, SettingsDep
@@ -25,6 +27,13 @@ def _known_lessons(catalog: object) -> set[str] | None:
     return {lesson.id for lesson in catalog_view.lessons(catalog)} if catalog is not None else None
 
 
+def forget_anonymous_page(app: Any, lesson_id: str) -> None:
+    """Anonymous readers' cached lesson page (app.pages.anon_cache) shows the change next."""
+    pages = getattr(app.state, "anon_pages", None)
+    if pages is not None:
+        pages.drop_lesson(lesson_id)
+
+
 @router.get("/lessons/{lesson_id}/comments")
 def list_comments(lesson_id: str, session: SessionDep) -> dict:
     threads = service.list_for_lesson(session, lesson_id)
@@ -34,7 +43,7 @@ def list_comments(lesson_id: str, session: SessionDep) -> dict:
 
 @router.post("/lessons/{lesson_id}/comments", status_code=201)
 def post_comment(
-    lesson_id: str, body: CommentIn, session: SessionDep, user: RequireUser,
+    lesson_id: str, body: CommentIn, request: Request, session: SessionDep, user: RequireUser,
     settings: SettingsDep, catalog: CatalogDep,
 ) -> dict:
     view = service.create(session, user, lesson_id, body.body, body.parent_id,
@@ -44,6 +53,7 @@ def post_comment(
         for notified in service.notified_user_ids(session, view["id"]):
             awards.check_achievements(session, notified, catalog)
     session.commit()
+    forget_anonymous_page(request.app, lesson_id)
     return view
 
 

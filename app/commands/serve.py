@@ -63,5 +63,5 @@ def serve(settings) -> int:  # noqa: ANN001
         print(f"kdojo serve: {exc}", file=sys.stderr)
         return 1
     print(f"kdojo: serving http://{settings.host}:{settings.port}", file=sys.stderr)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=settings.access_log)
     return 0

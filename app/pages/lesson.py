@@ -10,6 +10,7 @@ from starlette.responses import HTMLResponse
 
 from app.content import Lesson, render_inline, render_markdown
 from app.deps import CatalogDep, CurrentUser, SessionDep
+from app.pages.anon_cache import render_and_store
 from app.pages.context import base_context, not_found, render
 from app.services.catalog_view import visible
 
@@ -51,6 +52,11 @@ _anon_comments: dict[tuple[str, str], tuple[float, list[Any]]] = {}
 
 
 def comments_for(session: Any, lesson_id: str, cached: bool = False) -> list[Any]:
+    return _comments_until(session, lesson_id, cached)[1]
+
+
+def _comments_until(session: Any, lesson_id: str, cached: bool) -> tuple[float, list[Any]]:
+    """(until when they count as fresh, time.monotonic(); the comments)."""
     from app.services import comments as comment_service
 
     key = (str(session.get_bind().url), lesson_id)  # one database's comments never leak to another's
@@ -58,10 +64,15 @@ def comments_for(session: Any, lesson_id: str, cached: bool = False) -> list[Any
     if cached:
         hit = _anon_comments.get(key)
         if hit is not None and hit[0] > now:
-            return hit[1]
+            return hit
     comments = list(comment_service.list_for_lesson(session, lesson_id))
-    _anon_comments[key] = (now + ANON_COMMENTS_TTL_S, comments)
-    return comments
+    _anon_comments[key] = entry = (now + ANON_COMMENTS_TTL_S, comments)
+    return entry
+
+
+def forget_comments(database_url: str, lesson_id: str) -> None:
+    """A comment of the lesson was posted or hidden: the next anonymous page reads them again."""
+    _anon_comments.pop((database_url, lesson_id), None)
 
 
 @router.get("/lessons/{lesson_id}", response_class=HTMLResponse, name="lesson")
@@ -76,6 +87,7 @@ def lesson_page(
     solved = set(context["summary"].completed_exercise_ids)
     prev_lesson, next_lesson, position, total = neighbours(catalog, lesson, user)
     exercises = [exercise_view(lesson, i, lang, solved) for i in range(len(lesson.exercises))]
+    fresh_until, comments = _comments_until(session, lesson.id, cached=user is None)
     context.update(
         lesson=lesson,
         title=lesson.title(lang),
@@ -85,11 +97,13 @@ def lesson_page(
         prev_lesson=prev_lesson,
         next_lesson=next_lesson,
         exercises=exercises,
-        comments=(comments := comments_for(session, lesson.id, cached=user is None)),
+        comments=comments,
         comments_total=sum(1 + len(c.get("replies", ())) for c in comments),
     )
     context["page_data"].update(
         lessonId=lesson.id,
         exercises=[{"id": e["id"], "xp": e["xp"], "starter": e["starter"]} for e in exercises],
     )
+    if user is None:  # the same page for every anonymous reader: kept and served from memory
+        return render_and_store(request, "lesson.html", context, lesson.id, fresh_until)
     return render(request, "lesson.html", context)

@@ -29,6 +29,9 @@ def reload_catalog(app: Any) -> Any:
     except (LessonError, SpecError) as exc:
         raise Invalid(f"The lessons were not reloaded: {exc}") from None
     app.state.catalog = catalog
+    pages = getattr(app.state, "anon_pages", None)
+    if pages is not None:  # cached anonymous lesson pages were rendered from the old lessons
+        pages.clear()
     worker = getattr(app.state, "worker", None)
     if worker is not None:
         worker.runtime.catalog = catalog

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 
@@ -42,14 +43,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_serve_migrates_and_answers_on_its_port(tmp_path, lessons_dir):
+def _serve_once(tmp_path, lessons_dir, *args: str, **extra_env: str) -> tuple[int, str, dict, Path]:
+    """Start `kdojo serve`, wait for one answer from /api/me/progress, stop it with SIGINT."""
     port = _free_port()
     db = tmp_path / "serve.sqlite3"
-    env = {**os.environ, "KDOJO_DATABASE_URL": f"sqlite:///{db}", "KDOJO_LESSONS_DIR": str(lessons_dir),
-           "KDOJO_QUEUE_PATH": str(tmp_path / "q.sqlite3"), "KDOJO_JUDGE_BACKEND": "emu"}
+    env = {k: v for k, v in os.environ.items() if k != "KDOJO_ACCESS_LOG"}  # the default unless given
+    env.update({"KDOJO_DATABASE_URL": f"sqlite:///{db}", "KDOJO_LESSONS_DIR": str(lessons_dir),
+                "KDOJO_QUEUE_PATH": str(tmp_path / "q.sqlite3"), "KDOJO_JUDGE_BACKEND": "emu", **extra_env})
     log = tmp_path / "serve.log"
     with log.open("w") as log_file:
-        proc = subprocess.Popen(KDOJO + ["serve", "--port", str(port)], cwd=REPO_ROOT, env=env,
+        proc = subprocess.Popen(KDOJO + ["serve", "--port", str(port), *args], cwd=REPO_ROOT, env=env,
                                 stdout=log_file, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
@@ -60,8 +63,7 @@ def test_serve_migrates_and_answers_on_its_port(tmp_path, lessons_dir):
             except httpx.TransportError:
                 assert proc.poll() is None, log.read_text()
                 time.sleep(0.3)
-        assert body is not None and body["lessons_total"] == 2
-        assert db.exists()
+        assert body is not None, log.read_text()
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -69,8 +71,23 @@ def test_serve_migrates_and_answers_on_its_port(tmp_path, lessons_dir):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0, log.read_text()
-    assert f"serving http://127.0.0.1:{port}" in log.read_text()
+    text = log.read_text()
+    assert f"serving http://127.0.0.1:{port}" in text
+    return proc.returncode, text, body, db
+
+
+def test_serve_migrates_and_answers_on_its_port(tmp_path, lessons_dir):
+    returncode, log, body, db = _serve_once(tmp_path, lessons_dir)
+    assert returncode == 0, log
+    assert body["lessons_total"] == 2
+    assert db.exists()
+    assert "GET /api/me/progress" not in log  # no access log unless asked for (issue #4)
+
+
+def test_serve_logs_each_request_with_the_access_log_on(tmp_path, lessons_dir):
+    returncode, log, _body, _db = _serve_once(tmp_path, lessons_dir, "--no-worker", KDOJO_ACCESS_LOG="true")
+    assert returncode == 0, log
+    assert '"GET /api/me/progress HTTP/1.1" 200' in log
 
 
 def test_a_malformed_lesson_stops_serve_with_its_file_and_field(tmp_path, lessons_dir):

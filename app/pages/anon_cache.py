@@ -1,0 +1,183 @@
+"""The lesson page as anonymous readers get it, rendered once and served from memory (issue #4).
+
+An anonymous reader's lesson page depends only on the lesson, the language,
+the catalog and the lesson's comments; everything personal (progress, XP) is
+filled in by the browser from `localStorage`. So the page is rendered once per
+(path, language) and kept for at most `ANON_PAGE_TTL_S` (the comments' 2 s
+freshness: the page expires no later than the comments it shows).
+
+What stays per request:
+
+- the CSRF token: the page is rendered with a random placeholder in its place,
+  stored as the bytes between the placeholders, and each response joins them
+  with the reader's own token (the one `CSRFMiddleware` put in the scope and
+  sets as a cookie);
+- the `kdojo_lang` cookie set by `?lang=` (`app.i18n.remember_lang`'s rule);
+- the headers the outer middlewares add (security headers, CSRF cookie).
+
+`AnonPageMiddleware` serves a fresh entry for `GET /lessons/<id>` when the
+request carries no session cookie, before routing and dependency solving; any
+other request, a miss or an expired entry goes to the route, which renders and
+stores the page again. A request with a session cookie never gets a cached
+page. Entries are dropped when the lessons are reloaded (another catalog) and
+when a comment of the lesson is posted or hidden (`app.state.anon_pages.drop_lesson`).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.datastructures import QueryParams
+from starlette.requests import Request, cookie_parser
+from starlette.responses import HTMLResponse, Response
+
+from app.i18n import DEFAULT_LANG, LANG_COOKIE, LANG_COOKIE_MAX_AGE_S, LANGS, remember_lang
+from app.security.csrf import csrf_token
+from app.security.sessions import SESSION_COOKIE
+
+ANON_PAGE_TTL_S = 2.0  # = the anonymous comment cache's freshness (app.pages.lesson)
+MAX_ENTRIES = 4096  # bounded whatever paths are asked for (only existing lessons are stored)
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+# Never guessable by whoever writes a comment, so it cannot be planted in a page.
+_SLOT = "kdojo-csrf-slot-" + secrets.token_hex(16)
+
+
+@dataclass(frozen=True)
+class Entry:
+    expires: float  # time.monotonic()
+    catalog: Any  # the catalog it was rendered from: a reload makes it stale
+    lesson_id: str
+    parts: tuple[bytes, ...]  # the page split where the CSRF token goes
+    status_code: int
+    media_type: str
+
+    def body(self, token: str) -> bytes:
+        return token.encode("latin-1").join(self.parts)
+
+
+class AnonPageCache:
+    """(path, language) → Entry; one per app (so one per database)."""
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
+        self._entries: dict[tuple[str, str], Entry] = {}
+        self._lock = threading.Lock()  # routes render in the threadpool
+        self.hits = 0
+
+    def get(self, path: str, lang: str, catalog: Any) -> Entry | None:
+        entry = self._entries.get((path, lang))
+        if entry is None or entry.catalog is not catalog or entry.expires <= time.monotonic():
+            return None
+        return entry
+
+    def put(self, path: str, lang: str, entry: Entry) -> None:
+        with self._lock:
+            if len(self._entries) >= MAX_ENTRIES:
+                self._entries.clear()
+            self._entries[(path, lang)] = entry
+
+    def drop_lesson(self, lesson_id: str) -> None:
+        """A comment of `lesson_id` was posted or hidden: anonymous readers see it on their next page."""
+        from app.pages.lesson import forget_comments
+
+        forget_comments(self.database_url, lesson_id)
+        with self._lock:
+            for key in [k for k, e in self._entries.items() if e.lesson_id == lesson_id]:
+                del self._entries[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def cache_of(app: Any) -> AnonPageCache | None:
+    return getattr(app.state, "anon_pages", None)
+
+
+def render_and_store(request: Request, name: str, context: dict[str, Any], lesson_id: str,
+                     expires: float) -> HTMLResponse:
+    """Render `name` for an anonymous reader, keep it until `expires` (monotonic),
+    and answer this request with it (its own CSRF token, its language cookie)."""
+    from app.templating import templates
+
+    token = csrf_token(request)
+    state = request.scope.setdefault("state", {})
+    state["csrf_token"] = _SLOT
+    try:
+        html = templates.get_template(name).render(context)
+    finally:
+        state["csrf_token"] = token
+    parts = tuple(part.encode() for part in html.split(_SLOT))
+    entry = Entry(expires=min(expires, time.monotonic() + ANON_PAGE_TTL_S), catalog=request.app.state.catalog,
+                  lesson_id=lesson_id, parts=parts, status_code=200, media_type="text/html; charset=utf-8")
+    cache = cache_of(request.app)
+    if cache is not None and token:
+        cache.put(request.scope["path"], context["lang"], entry)
+    response = HTMLResponse(entry.body(token), status_code=entry.status_code)
+    remember_lang(request, response)
+    return response
+
+
+def _lang_cookie_header(lang: str) -> bytes:
+    response = Response()
+    response.set_cookie(LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE_S, samesite="lax", httponly=True, path="/")
+    return response.raw_headers[-1][1]
+
+
+_LANG_COOKIE_HEADERS = {lang: _lang_cookie_header(lang) for lang in LANGS}
+
+
+class AnonPageMiddleware:
+    """Answers `GET /lessons/<id>` without a session cookie from the cache. It must
+    sit inside `CSRFMiddleware` (which puts the reader's token in the scope)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET" and scope["path"].startswith("/lessons/"):
+            served = await self._serve(scope, send)
+            if served:
+                return
+        await self.app(scope, receive, send)
+
+    async def _serve(self, scope: Scope, send: Send) -> bool:
+        app = scope.get("app")
+        cache = cache_of(app) if app is not None else None
+        token = scope.get("state", {}).get("csrf_token")
+        if cache is None or not token:
+            return False
+        cookies: dict[str, str] = {}
+        for name, value in scope["headers"]:
+            if name == b"cookie":
+                cookies = cookie_parser(value.decode("latin-1"))
+                break
+        if SESSION_COOKIE in cookies:  # possibly signed in: the route looks the session up
+            return False
+        asked = QueryParams(scope["query_string"]).get("lang") if scope["query_string"] else None
+        cookie_lang = cookies.get(LANG_COOKIE)
+        lang = asked if asked in LANGS else (cookie_lang if cookie_lang in LANGS else DEFAULT_LANG)
+        entry = cache.get(scope["path"], lang, app.state.catalog)
+        if entry is None:
+            return False
+        cache.hits += 1
+        body = entry.body(token)
+        headers = [(b"content-length", str(len(body)).encode()), (b"content-type", entry.media_type.encode())]
+        if asked in LANGS and cookie_lang != asked:
+            headers.append((b"set-cookie", _LANG_COOKIE_HEADERS[asked]))
+        await send({"type": "http.response.start", "status": entry.status_code, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        return True
