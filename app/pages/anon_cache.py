@@ -25,6 +25,7 @@ when a comment of the lesson is posted or hidden (`app.state.anon_pages.drop_les
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import threading
 import time
@@ -73,6 +74,9 @@ class AnonPageCache:
         self._entries: dict[tuple[str, str], Entry] = {}
         self._lock = threading.Lock()  # routes render in the threadpool
         self.hits = 0
+        # Bumped by every drop: a render that began before a drop (and may have read
+        # the comments before the change) is not stored after it.
+        self.generation = 0
 
     def get(self, path: str, lang: str, catalog: Any) -> Entry | None:
         entry = self._entries.get((path, lang))
@@ -80,8 +84,10 @@ class AnonPageCache:
             return None
         return entry
 
-    def put(self, path: str, lang: str, entry: Entry) -> None:
+    def put(self, path: str, lang: str, entry: Entry, generation: int) -> None:
         with self._lock:
+            if generation != self.generation:
+                return
             if len(self._entries) >= MAX_ENTRIES:
                 self._entries.clear()
             self._entries[(path, lang)] = entry
@@ -90,13 +96,15 @@ class AnonPageCache:
         """A comment of `lesson_id` was posted or hidden: anonymous readers see it on their next page."""
         from app.pages.lesson import forget_comments
 
-        forget_comments(self.database_url, lesson_id)
         with self._lock:
+            self.generation += 1
+            forget_comments(self.database_url, lesson_id)
             for key in [k for k, e in self._entries.items() if e.lesson_id == lesson_id]:
                 del self._entries[key]
 
     def clear(self) -> None:
         with self._lock:
+            self.generation += 1
             self._entries.clear()
 
     def __len__(self) -> int:
@@ -107,10 +115,17 @@ def cache_of(app: Any) -> AnonPageCache | None:
     return getattr(app.state, "anon_pages", None)
 
 
-def render_and_store(request: Request, name: str, context: dict[str, Any], lesson_id: str,
-                     expires: float) -> HTMLResponse:
-    """Render `name` for an anonymous reader, keep it until `expires` (monotonic),
-    and answer this request with it (its own CSRF token, its language cookie)."""
+def generation(app: Any) -> int:
+    """Taken by the route before it reads what goes into the page (see AnonPageCache.put)."""
+    cache = cache_of(app)
+    return cache.generation if cache is not None else 0
+
+
+def render_and_store(request: Request, name: str, context: dict[str, Any], lesson_id: str, catalog: Any,
+                     expires: float, since_generation: int) -> HTMLResponse:
+    """Render `name` (from `catalog`) for an anonymous reader, keep it until `expires`
+    (monotonic) unless the lesson's page was dropped since `since_generation`, and
+    answer this request with it (its own CSRF token, its language cookie)."""
     from app.templating import templates
 
     token = csrf_token(request)
@@ -121,11 +136,11 @@ def render_and_store(request: Request, name: str, context: dict[str, Any], lesso
     finally:
         state["csrf_token"] = token
     parts = tuple(part.encode() for part in html.split(_SLOT))
-    entry = Entry(expires=min(expires, time.monotonic() + ANON_PAGE_TTL_S), catalog=request.app.state.catalog,
+    entry = Entry(expires=min(expires, time.monotonic() + ANON_PAGE_TTL_S), catalog=catalog,
                   lesson_id=lesson_id, parts=parts, status_code=200, media_type="text/html; charset=utf-8")
     cache = cache_of(request.app)
     if cache is not None and token:
-        cache.put(request.scope["path"], context["lang"], entry)
+        cache.put(request.scope["path"], context["lang"], entry, since_generation)
     response = HTMLResponse(entry.body(token), status_code=entry.status_code)
     remember_lang(request, response)
     return response
@@ -142,42 +157,76 @@ _LANG_COOKIE_HEADERS = {lang: _lang_cookie_header(lang) for lang in LANGS}
 
 class AnonPageMiddleware:
     """Answers `GET /lessons/<id>` without a session cookie from the cache. It must
-    sit inside `CSRFMiddleware` (which puts the reader's token in the scope)."""
+    sit inside `CSRFMiddleware` (which puts the reader's token in the scope).
+
+    When a page is missing or has expired, the first reader asking for it goes
+    to the route, which renders and stores it; readers asking for the same page
+    meanwhile wait for that one render instead of each rendering it again (at
+    the 2 s expiry of a busy page that was a burst of renders, each slower for
+    the others), then get the stored page, or go to the route themselves when
+    none was stored (a 404, a failed render)."""
+
+    WAIT_S = 10.0  # the most a reader waits for another's render before rendering itself
 
     def __init__(self, app: Any) -> None:
         self.app = app
+        self._rendering: dict[tuple[str, str], asyncio.Event] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET" and scope["path"].startswith("/lessons/"):
-            served = await self._serve(scope, send)
-            if served:
+            reader = _anonymous_reader(scope)
+            if reader is not None:
+                await self._anonymous(scope, receive, send, *reader)
                 return
         await self.app(scope, receive, send)
 
-    async def _serve(self, scope: Scope, send: Send) -> bool:
-        app = scope.get("app")
-        cache = cache_of(app) if app is not None else None
-        token = scope.get("state", {}).get("csrf_token")
-        if cache is None or not token:
-            return False
-        cookies: dict[str, str] = {}
-        for name, value in scope["headers"]:
-            if name == b"cookie":
-                cookies = cookie_parser(value.decode("latin-1"))
-                break
-        if SESSION_COOKIE in cookies:  # possibly signed in: the route looks the session up
-            return False
-        asked = QueryParams(scope["query_string"]).get("lang") if scope["query_string"] else None
-        cookie_lang = cookies.get(LANG_COOKIE)
-        lang = asked if asked in LANGS else (cookie_lang if cookie_lang in LANGS else DEFAULT_LANG)
-        entry = cache.get(scope["path"], lang, app.state.catalog)
-        if entry is None:
-            return False
-        cache.hits += 1
-        body = entry.body(token)
-        headers = [(b"content-length", str(len(body)).encode()), (b"content-type", entry.media_type.encode())]
-        if asked in LANGS and cookie_lang != asked:
-            headers.append((b"set-cookie", _LANG_COOKIE_HEADERS[asked]))
-        await send({"type": "http.response.start", "status": entry.status_code, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
-        return True
+    async def _anonymous(self, scope: Scope, receive: Receive, send: Send, cache: AnonPageCache,
+                         token: str, lang: str, asked: str | None, cookie_lang: str | None) -> None:
+        key = (scope["path"], lang)
+        catalog = scope["app"].state.catalog
+        entry = cache.get(key[0], lang, catalog)
+        if entry is None and (rendering := self._rendering.get(key)) is not None:
+            try:
+                await asyncio.wait_for(rendering.wait(), self.WAIT_S)
+            except asyncio.TimeoutError:
+                pass
+            entry = cache.get(key[0], lang, scope["app"].state.catalog)
+        if entry is not None:
+            cache.hits += 1
+            body = entry.body(token)
+            headers = [(b"content-length", str(len(body)).encode()), (b"content-type", entry.media_type.encode())]
+            if asked in LANGS and cookie_lang != asked:
+                headers.append((b"set-cookie", _LANG_COOKIE_HEADERS[asked]))
+            await send({"type": "http.response.start", "status": entry.status_code, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if key in self._rendering:  # waited in vain: render it ourselves
+            await self.app(scope, receive, send)
+            return
+        self._rendering[key] = done = asyncio.Event()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            del self._rendering[key]
+            done.set()
+
+
+def _anonymous_reader(scope: Scope) -> tuple[AnonPageCache, str, str, str | None, str | None] | None:
+    """(cache, CSRF token, language, ?lang=, kdojo_lang cookie) for a request that may get a
+    stored page; None when it may not (a session cookie: the route looks it up)."""
+    app = scope.get("app")
+    cache = cache_of(app) if app is not None else None
+    token = scope.get("state", {}).get("csrf_token")
+    if cache is None or not token:
+        return None
+    cookies: dict[str, str] = {}
+    for name, value in scope["headers"]:
+        if name == b"cookie":
+            cookies = cookie_parser(value.decode("latin-1"))
+            break
+    if SESSION_COOKIE in cookies:  # possibly signed in
+        return None
+    asked = QueryParams(scope["query_string"]).get("lang") if scope["query_string"] else None
+    cookie_lang = cookies.get(LANG_COOKIE)
+    lang = asked if asked in LANGS else (cookie_lang if cookie_lang in LANGS else DEFAULT_LANG)
+    return cache, token, lang, asked, cookie_lang

@@ -10,7 +10,7 @@ from starlette.responses import HTMLResponse
 
 from app.content import Lesson, render_inline, render_markdown
 from app.deps import CatalogDep, CurrentUser, SessionDep
-from app.pages.anon_cache import render_and_store
+from app.pages import anon_cache
 from app.pages.context import base_context, not_found, render
 from app.services.catalog_view import visible
 
@@ -80,6 +80,7 @@ def lesson_page(
     lesson_id: str, request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep
 ) -> HTMLResponse:
     lesson = catalog.lesson(lesson_id)
+    since = anon_cache.generation(request.app)  # before anything that goes into the page is read
     context = base_context(request, session, user, catalog)
     if lesson is None or not visible(lesson, user):  # a draft is not there for learners
         return not_found(request, context, f"There is no lesson {lesson_id!r}.")
@@ -105,5 +106,5 @@ def lesson_page(
         exercises=[{"id": e["id"], "xp": e["xp"], "starter": e["starter"]} for e in exercises],
     )
     if user is None:  # the same page for every anonymous reader: kept and served from memory
-        return render_and_store(request, "lesson.html", context, lesson.id, fresh_until)
+        return anon_cache.render_and_store(request, "lesson.html", context, lesson.id, catalog, fresh_until, since)
     return render(request, "lesson.html", context)

@@ -211,3 +211,50 @@ def test_head_and_fragments_take_the_route(client: TestClient, app) -> None:  # 
     assert client.head(PAGE).status_code in (200, 405)
     assert client.get(PAGE + "/comments").status_code == 200
     assert hits(app) == before
+
+
+def test_readers_arriving_together_share_one_render(app) -> None:  # noqa: ANN001
+    """At a page's expiry, many readers at once: one renders, the rest wait for it."""
+    import asyncio
+
+    import httpx
+
+    async def readers(n: int) -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as reader:
+            return list(await asyncio.gather(*(reader.get(PAGE + "?lang=en") for _ in range(n))))
+
+    responses = asyncio.run(readers(20))
+    assert [r.status_code for r in responses] == [200] * 20
+    assert all('<html lang="en">' in r.text for r in responses)
+    for r in responses:  # each with its own token (these cookie-less readers each got a new one)
+        assert page_token(r.text) == r.cookies.get(CSRF_COOKIE)
+    assert hits(app) == 19  # one rendered, nineteen waited for it
+    missing = asyncio.run(asyncio.wait_for(_concurrent_404s(app), 30))
+    assert missing == [404] * 5  # none stored: the waiters go to the route themselves
+
+
+async def _concurrent_404s(app) -> list[int]:  # noqa: ANN001
+    import asyncio
+
+    import httpx
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as reader:
+        responses = await asyncio.gather(*(reader.get("/lessons/no-such-lesson") for _ in range(5)))
+    return [r.status_code for r in responses]
+
+
+def test_a_render_that_began_before_a_new_comment_is_not_stored(client: TestClient, app) -> None:  # noqa: ANN001
+    """A page rendered from comments read before a post would otherwise be kept for 2 s."""
+    from app.pages.anon_cache import Entry, generation
+
+    pages = app.state.anon_pages
+    before = generation(app)  # a render starts...
+    pages.drop_lesson("add-one")  # ...a comment is posted meanwhile...
+    stale = Entry(expires=time.monotonic() + 2, catalog=app.state.catalog, lesson_id="add-one",
+                  parts=(b"old",), status_code=200, media_type="text/html; charset=utf-8")
+    pages.put(PAGE, "ko", stale, before)  # ...and the render ends: not stored
+    assert len(pages) == 0
+    pages.put(PAGE, "ko", stale, generation(app))
+    assert len(pages) == 1
