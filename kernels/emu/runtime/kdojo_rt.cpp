@@ -705,11 +705,16 @@ volatile uintptr_t g_null_address = 0;
     _exit(128 + SIGSEGV);                                   // not reached
 }
 
-// A worker's fault in chunk `c`: true when it is the first in block order.
-bool first_fault_in_order(uint32_t c) {
+// Chunk `c` has a fault: g_fault_chunk becomes the lowest such chunk.
+void note_fault_chunk(uint32_t c) {
     uint32_t low = g_fault_chunk.load(std::memory_order_relaxed);
     while (c < low && !g_fault_chunk.compare_exchange_weak(low, c, std::memory_order_acq_rel)) {
     }
+}
+
+// A worker's fault in chunk `c`: true when it is the first in block order.
+bool first_fault_in_order(uint32_t c) {
+    note_fault_chunk(c);
     for (;;) {
         bool lower_done = true;
         for (uint32_t k = 0; k < c && lower_done; ++k)
@@ -989,9 +994,8 @@ void run_grid_sequential(uint64_t blocks) {
 // order) until none is left or a lower chunk has faulted. Each chunk runs its
 // blocks in order into its own Sink; run_grid_parallel merges them in chunk
 // order, so printf output, diagnostics and the fault are those of the
-// sequential run. Runs on a worker thread.
+// sequential run. Runs on a worker thread (worker_main gave it its Sched).
 void run_chunks() {
-    if (!S) S = new Sched;
     dim3 g = g_grid_dim, b = g_block_dim;
     set_order(g_block_threads, false);
     void* smem = nullptr;
@@ -1019,9 +1023,7 @@ void run_chunks() {
         }
         if (t_sink->fault.set) {
             reclaim_stacks();
-            uint32_t low = g_fault_chunk.load(std::memory_order_relaxed);
-            while (c < low && !g_fault_chunk.compare_exchange_weak(low, c, std::memory_order_acq_rel)) {
-            }
+            note_fault_chunk(c);
         }
         ch.state.store(state, std::memory_order_release);
     }
