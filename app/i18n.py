@@ -31,11 +31,15 @@ def request_lang(request: Request) -> str:
     return lang
 
 
+def set_lang_cookie(response: Response, lang: str) -> None:
+    response.set_cookie(LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE_S, samesite="lax", httponly=True, path="/")
+
+
 def remember_lang(request: Request, response: Response) -> None:
     """Set the cookie when the language was chosen by `?lang=` on this request."""
     asked = request.query_params.get("lang")
     if asked in LANGS and request.cookies.get(LANG_COOKIE) != asked:
-        response.set_cookie(LANG_COOKIE, asked, max_age=LANG_COOKIE_MAX_AGE_S, samesite="lax", httponly=True, path="/")
+        set_lang_cookie(response, asked)
 
 
 def translate(lang: str, key: str, **values: object) -> str:

@@ -37,12 +37,13 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request, cookie_parser
 from starlette.responses import HTMLResponse, Response
 
-from app.i18n import DEFAULT_LANG, LANG_COOKIE, LANG_COOKIE_MAX_AGE_S, LANGS, remember_lang
+from app.i18n import DEFAULT_LANG, LANG_COOKIE, LANGS, remember_lang, set_lang_cookie
 from app.security.csrf import csrf_token
 from app.security.sessions import SESSION_COOKIE
 
 ANON_PAGE_TTL_S = 2.0  # = the anonymous comment cache's freshness (app.pages.lesson)
 MAX_ENTRIES = 4096  # bounded whatever paths are asked for (only existing lessons are stored)
+MEDIA_TYPE = b"text/html; charset=utf-8"  # every stored page is a 200 with this type
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -59,8 +60,6 @@ class Entry:
     catalog: Any  # the catalog it was rendered from: a reload makes it stale
     lesson_id: str
     parts: tuple[bytes, ...]  # the page split where the CSRF token goes
-    status_code: int
-    media_type: str
 
     def body(self, token: str) -> bytes:
         return token.encode("latin-1").join(self.parts)
@@ -137,18 +136,18 @@ def render_and_store(request: Request, name: str, context: dict[str, Any], lesso
         state["csrf_token"] = token
     parts = tuple(part.encode() for part in html.split(_SLOT))
     entry = Entry(expires=min(expires, time.monotonic() + ANON_PAGE_TTL_S), catalog=catalog,
-                  lesson_id=lesson_id, parts=parts, status_code=200, media_type="text/html; charset=utf-8")
+                  lesson_id=lesson_id, parts=parts)
     cache = cache_of(request.app)
     if cache is not None and token:
         cache.put(request.scope["path"], context["lang"], entry, since_generation)
-    response = HTMLResponse(entry.body(token), status_code=entry.status_code)
+    response = HTMLResponse(entry.body(token))
     remember_lang(request, response)
     return response
 
 
 def _lang_cookie_header(lang: str) -> bytes:
     response = Response()
-    response.set_cookie(LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE_S, samesite="lax", httponly=True, path="/")
+    set_lang_cookie(response, lang)
     return response.raw_headers[-1][1]
 
 
@@ -194,10 +193,10 @@ class AnonPageMiddleware:
         if entry is not None:
             cache.hits += 1
             body = entry.body(token)
-            headers = [(b"content-length", str(len(body)).encode()), (b"content-type", entry.media_type.encode())]
+            headers = [(b"content-length", str(len(body)).encode()), (b"content-type", MEDIA_TYPE)]
             if asked in LANGS and cookie_lang != asked:
                 headers.append((b"set-cookie", _LANG_COOKIE_HEADERS[asked]))
-            await send({"type": "http.response.start", "status": entry.status_code, "headers": headers})
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
         if key in self._rendering:  # waited in vain: render it ourselves

@@ -253,7 +253,7 @@ def test_a_render_that_began_before_a_new_comment_is_not_stored(client: TestClie
     before = generation(app)  # a render starts...
     pages.drop_lesson("add-one")  # ...a comment is posted meanwhile...
     stale = Entry(expires=time.monotonic() + 2, catalog=app.state.catalog, lesson_id="add-one",
-                  parts=(b"old",), status_code=200, media_type="text/html; charset=utf-8")
+                  parts=(b"old",))
     pages.put(PAGE, "ko", stale, before)  # ...and the render ends: not stored
     assert len(pages) == 0
     pages.put(PAGE, "ko", stale, generation(app))
