@@ -50,6 +50,11 @@ class RunDiagnostic:
         return {"kind": self.kind, "line": self.line, "message": self.message}
 
 
+def unique_diagnostics(diagnostics: list[RunDiagnostic]) -> list[RunDiagnostic]:
+    """Each (kind, line, message) once, in the order first seen."""
+    return list(dict.fromkeys(diagnostics))
+
+
 class BuildError(Exception):
     """The source did not build. `diagnostics` point at learner lines; `log` is the
     raw (already sanitised) compiler log."""

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from kernels import result as result_doc
-from kernels.backend import Backend, BuildError, RunDiagnostic, RuntimeFault
+from kernels.backend import Backend, BuildError, RunDiagnostic, RuntimeFault, unique_diagnostics
 from kernels.buffers import make_guarded
 from kernels.check import TestResult, check_case, reference_is_trivial
 from kernels.compile import CompileResult, compile_submission
@@ -62,7 +62,7 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
     outcome = run_tests(exercise, backend, program, compiled.constants, seed, emit)
     timings["test_s"] = time.perf_counter() - test_started
     tests = [t.to_dict() for t in outcome.tests]
-    diags = _dedupe(outcome.diagnostics)
+    diags = unique_diagnostics(outcome.diagnostics)[:50]
     if outcome.verdict != "accepted" or not bench or exercise.benchmark is None \
             or not backend.supports_timing:
         return finish(outcome.verdict, outcome.message, tests, diags, None)
@@ -169,11 +169,3 @@ def _fault_message(fault: RuntimeFault) -> str:
     return f"{fault.name}: {fault.message}" if fault.name else fault.message
 
 
-def _dedupe(diagnostics: list[RunDiagnostic]) -> list[RunDiagnostic]:
-    seen, unique = set(), []
-    for d in diagnostics:
-        key = (d.kind, d.line, d.message)
-        if key not in seen:
-            seen.add(key)
-            unique.append(d)
-    return unique[:50]

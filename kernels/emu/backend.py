@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from kernels.backend import (BuildError, Diagnostic, GuardedArray, Launch, Program, RunDiagnostic,
-                             RunOutcome, RuntimeFault)
+                             RunOutcome, RuntimeFault, unique_diagnostics)
 from kernels.emu import build as toolchain
 from kernels.emu import launcher
 from kernels.emu.process import Crash, ProgramProcess
@@ -135,7 +135,7 @@ class EmuBackend:
                 name, message, diag = _memory_fault(fast.memory, handle.built.programs["fast"], order, buffers)
                 fault = RuntimeFault(fast.kind, name, message, poisoned=True)
                 diagnostics.append(diag)
-            return RunOutcome(buffers, "", fault, _dedupe(diagnostics))
+            return RunOutcome(buffers, "", fault, unique_diagnostics(diagnostics))
         diagnostics += _run_diagnostics(fast, handle.built.programs["fast"])
         _copy_back(fast, order, buffers)
         if fast.fault_name is not None:
@@ -146,7 +146,7 @@ class EmuBackend:
         fault = None
         if races:
             fault = RuntimeFault("wrong_answer", "data race", races[0].message)
-        return RunOutcome(buffers, fast.output, fault, _dedupe(diagnostics))
+        return RunOutcome(buffers, fast.output, fault, unique_diagnostics(diagnostics))
 
     def _check_run(self, handle: EmuHandle, request: bytes, launches: list[Launch], wire: list[WireBuffer],
                    order: list[str], buffers: dict[str, GuardedArray], timeout_s: float,
@@ -300,16 +300,6 @@ def _order_dependence(exercise: Any, fast: WireResponse, checked: WireResponse, 
             return [RunDiagnostic("race", 0, "the result changes when the threads run in reverse order, a probable "
                                              f"missing __syncthreads() or __syncwarp(): {problem}")]
     return []
-
-
-def _dedupe(diagnostics: list[RunDiagnostic]) -> list[RunDiagnostic]:
-    seen, out = set(), []
-    for d in diagnostics:
-        key = (d.kind, d.line, d.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(d)
-    return out
 
 
 def _compile_diagnostics(messages: list[toolchain.CompileMessage], exercise: Any) -> list[Diagnostic]:
