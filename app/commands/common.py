@@ -19,6 +19,29 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+class CommandParser(argparse.ArgumentParser):
+    """For a command without sub-commands (`kdojo serve`, `kdojo worker`): a
+    misuse prints one line and exits 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def load_settings() -> Any:
+    """The settings from the environment; a bad value is a UsageError naming its field."""
+    from pydantic import ValidationError
+
+    from app.settings import Settings
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "settings"
+        raise UsageError(f"bad settings: {where}: {err.get('msg', 'invalid')}") from None
+
+
 def run(prog: str, build: Callable[[Parser], None], argv: list[str]) -> int:
     """Parse `argv` with the sub-commands `build` adds, then call the chosen one."""
     parser = Parser(prog=prog)
@@ -43,17 +66,11 @@ class CommandFailed(Exception):
 @contextmanager
 def database() -> Iterator[Any]:
     """A write transaction on the configured database (migrated first, as `kdojo serve` does)."""
-    from pydantic import ValidationError
-
     from app.db import make_engine, make_sessionmaker, transaction
     from app.migrate import upgrade
     from app.services.errors import ServiceError
-    from app.settings import Settings
 
-    try:
-        settings = Settings()
-    except ValidationError as exc:
-        raise UsageError(f"bad settings: {exc.errors()[0].get('msg', 'invalid')}") from None
+    settings = load_settings()
     upgrade(settings.database_url)
     engine = make_engine(settings.database_url)
     try:

@@ -3,21 +3,14 @@ worker and serve the app (one process by default)."""
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 
-from pydantic import ValidationError
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, never a traceback
-        print(f"kdojo serve: {message}", file=sys.stderr)
-        raise SystemExit(2)
+from app.commands.common import CommandParser, UsageError, load_settings
 
 
 def main(argv: list[str]) -> int:
-    parser = _Parser(prog="kdojo serve", description=__doc__)
+    parser = CommandParser(prog="kdojo serve", description=__doc__)
     parser.add_argument("--host", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (default 8000)")
     parser.add_argument("--no-worker", action="store_true",
@@ -26,24 +19,16 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
 
-    from app.settings import Settings
-
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        print(f"kdojo serve: bad settings: {_first_error(exc)}", file=sys.stderr)
+        settings = load_settings()
+    except UsageError as exc:
+        print(f"kdojo serve: {exc}", file=sys.stderr)
         return 2
     updates = {k: v for k, v in {"host": args.host, "port": args.port}.items() if v is not None}
     if args.no_worker:
         updates["embedded_worker"] = False
     settings = settings.model_copy(update=updates)
     return serve(settings)
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err.get("loc", ())) or "settings"
-    return f"{where}: {err.get('msg', 'invalid')}"
 
 
 def serve(settings) -> int:  # noqa: ANN001

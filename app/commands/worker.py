@@ -3,24 +3,17 @@ scale-out deployment (PostgreSQL + RedisHuey); one per GPU."""
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import signal
 import sys
 import threading
 
-from pydantic import ValidationError
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        print(f"kdojo worker: {message}", file=sys.stderr)
-        raise SystemExit(2)
+from app.commands.common import CommandParser, UsageError, load_settings
 
 
 def main(argv: list[str]) -> int:
-    parser = _Parser(prog="kdojo worker", description=__doc__)
+    parser = CommandParser(prog="kdojo worker", description=__doc__)
     parser.add_argument("--gpu", type=int, help="the GPU index this worker owns (sets CUDA_VISIBLE_DEVICES)")
     parser.add_argument("--threads", type=int, default=1, help="judging threads (default 1)")
     args = parser.parse_args(argv)
@@ -32,12 +25,10 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
 
-    from app.settings import Settings
-
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        print(f"kdojo worker: bad settings: {exc.errors()[0].get('msg')}", file=sys.stderr)
+        settings = load_settings()
+    except UsageError as exc:
+        print(f"kdojo worker: {exc}", file=sys.stderr)
         return 2
     return run_worker(settings, args.threads)
 

@@ -31,6 +31,14 @@ def test_usage_errors_are_one_line_without_traceback():
         assert "Traceback" not in out.stderr
 
 
+def test_a_bad_setting_is_one_line_naming_the_field():
+    for command in ("serve", "worker"):
+        out = _run([command], KDOJO_PORT="eighty")
+        assert out.returncode == 2, command
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"kdojo {command}: bad settings: port:"), out.stderr
+
+
 def test_production_with_the_placeholder_secret_refuses_to_start():
     out = _run(["serve"], KDOJO_ENVIRONMENT="production", KDOJO_SECRET_KEY="change-me")
     assert out.returncode == 2
