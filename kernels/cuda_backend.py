@@ -26,6 +26,11 @@ STICKY = ("ILLEGAL_ADDRESS", "LAUNCH_FAILED", "MISALIGNED_ADDRESS", "ILLEGAL_INS
           "HARDWARE_STACK_ERROR", "ASSERT", "INVALID_PC", "INVALID_ADDRESS_SPACE", "LAUNCH_TIMEOUT",
           "IllegalAddress", "LaunchFailure", "MisalignedAddress", "IllegalInstruction", "Assert")
 PRINTF_FIFO_BYTES = 1 << 20
+DEFAULT_DYNAMIC_SHARED = 48 * 1024  # more needs cudaFuncAttributeMaxDynamicSharedMemorySize
+
+
+class SharedMemoryLimit(RuntimeError):
+    """A launch asks for more shared memory than the device gives one block."""
 
 
 class CudaBackend:
@@ -107,7 +112,11 @@ class CudaBackend:
 
     @property
     def arch(self) -> str:
-        return f"sm_{self.props['major']}{self.props['minor']}"
+        """The device's own target. On sm_90 that is sm_90a, so kernels may use
+        Hopper's arch-specific instructions (wgmma, setmaxnreg); the CUBIN runs on
+        this GPU either way."""
+        major, minor = self.props["major"], self.props["minor"]
+        return f"sm_{major}{minor}a" if (major, minor) == (9, 0) else f"sm_{major}{minor}"
 
     @property
     def l2_bytes(self) -> int:
@@ -171,7 +180,23 @@ class CudaBackend:
         for launch in launches:
             args = tuple(views[a.buffer] if a.buffer is not None else _scalar(a.ctype, a.value)
                          for a in launch.args)
-            functions[launch.kernel](launch.grid, launch.block, args, shared_mem=launch.shared_bytes)
+            function = functions[launch.kernel]
+            if launch.shared_bytes > DEFAULT_DYNAMIC_SHARED:
+                self._allow_dynamic_shared(launch.kernel, function, launch.shared_bytes)
+            function(launch.grid, launch.block, args, shared_mem=launch.shared_bytes)
+
+    def _allow_dynamic_shared(self, name: str, function: Any, nbytes: int) -> None:
+        """Past 48 KB a kernel must opt in to dynamic shared memory, within what
+        the device gives one block (227 KB on an H100) less its static shared memory."""
+        if getattr(function, "max_dynamic_shared_size_bytes", 0) >= nbytes:
+            return
+        static = int(function.shared_size_bytes)
+        limit = int(self.props.get("sharedMemPerBlockOptin", DEFAULT_DYNAMIC_SHARED))
+        if static + nbytes > limit:
+            raise SharedMemoryLimit(
+                f"{name} asks for {nbytes} bytes of dynamic shared memory (SMEM_BYTES) on top of "
+                f"{static} bytes of static shared memory; this GPU gives one block at most {limit} bytes")
+        function.max_dynamic_shared_size_bytes = nbytes
 
     def _output(self) -> str:
         if self.capture is None:
@@ -199,6 +224,8 @@ def classify(exc: BaseException) -> RuntimeFault:
 
     if isinstance(exc, cupy.cuda.memory.OutOfMemoryError):
         return RuntimeFault("memory_limit_exceeded", "out of memory", str(exc))
+    if isinstance(exc, SharedMemoryLimit):
+        return RuntimeFault("runtime_error", "shared memory limit", str(exc))
     cuda_errors = (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError)
     if not isinstance(exc, cuda_errors):
         raise exc

@@ -158,3 +158,21 @@ def test_cli_json_on_the_gpu():
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert result.validate(doc) == [] and doc["verdict"] == "accepted"
+
+
+WMMA = REPO / "lessons" / "05-gemm-epilogue" / "exercises" / "wmma_fp16"
+
+
+def test_dynamic_shared_memory_past_48_kb_is_opted_in_and_over_the_limit_is_named(judge):
+    # one_warp_per_tile has ~2 KB of static shared memory and never touches the dynamic kind
+    source = (WMMA / "solutions" / "correct" / "one_warp_per_tile.cu").read_text()
+    roomy = source.replace("#define THREADS 32", "#define THREADS 32\n#define SMEM_BYTES 98304")
+    doc = judge.run(roomy, "gemm-epilogue.wmma_fp16", bench=False)
+    assert doc["verdict"] == "accepted", doc["message"]
+    # 227 KB of dynamic on top of the static: more than an H100 gives a block
+    greedy = source.replace("#define THREADS 32", "#define THREADS 32\n#define SMEM_BYTES 232448")
+    doc = judge.run(greedy, "gemm-epilogue.wmma_fp16", bench=False)
+    assert doc["verdict"] == "runtime_error", doc["message"]
+    assert "232448 bytes of dynamic shared memory (SMEM_BYTES)" in doc["message"], doc["message"]
+    assert "gives one block at most" in doc["message"], doc["message"]
+    assert judge.run(roomy, "gemm-epilogue.wmma_fp16", bench=False)["verdict"] == "accepted"
