@@ -61,3 +61,20 @@ def test_references_match_the_spec_and_are_never_trivial(exercise_id):
         for name, expected in want.items():
             assert np.shape(expected) == shapes[name], (case.label, name)
             assert not reference_is_trivial(expected, exercise.atol, scales.get(name, 1.0)), case.label
+
+
+def test_a_constant_sets_the_dynamic_shared_memory_of_a_launch():
+    """wmma_fp16's launch takes `shared_bytes` from SMEM_BYTES: 0 unless the source defines it."""
+    from kernels.constants import read_constants
+    from kernels.plan import resolve_launches
+
+    exercise = EXERCISES["gemm-epilogue.wmma_fp16"]
+    case = exercise.tests[0]
+    sizes = {}
+    for name in ("starter.cu", "reference.cu", "solutions/correct/hopper_wgmma.cu"):
+        constants, _, diagnostics = read_constants((exercise.folder / name).read_text(), exercise)
+        assert diagnostics == []
+        sizes[name] = resolve_launches(exercise.launches, env_for(case, constants))[0].shared_bytes
+    assert sizes == {"starter.cu": 0, "reference.cu": 0, "solutions/correct/hopper_wgmma.cu": 196608}
+    _, _, diagnostics = read_constants("#define SMEM_BYTES 50000\n", exercise)
+    assert [d.line for d in diagnostics] == [1] and "SMEM_BYTES = 50000 is not allowed" in diagnostics[0].message
