@@ -112,11 +112,7 @@ class CudaBackend:
 
     @property
     def arch(self) -> str:
-        """The device's own target. On sm_90 that is sm_90a, so kernels may use
-        Hopper's arch-specific instructions (wgmma, setmaxnreg); the CUBIN runs on
-        this GPU either way."""
-        major, minor = self.props["major"], self.props["minor"]
-        return f"sm_{major}{minor}a" if (major, minor) == (9, 0) else f"sm_{major}{minor}"
+        return device_arch(self.props["major"], self.props["minor"])
 
     @property
     def l2_bytes(self) -> int:
@@ -154,7 +150,8 @@ class CudaBackend:
             functions = {name: module.get_function(name) for name in kernels}
         finally:
             os.unlink(path)
-        return Program(kernels, handle={"module": module, "functions": functions})
+        # shared_opt_in: kernel → dynamic shared bytes it has been allowed (set once, not per launch)
+        return Program(kernels, handle={"module": module, "functions": functions, "shared_opt_in": {}})
 
     # -- run ------------------------------------------------------------
     def run(self, program: Program, launches: list[Launch], buffers: dict[str, GuardedArray],
@@ -176,33 +173,43 @@ class CudaBackend:
 
     def launch_all(self, program: Program, launches: list[Launch], views: dict[str, Any]) -> None:
         """Enqueue every launch on the current stream; `views` maps buffer → device array."""
-        functions = program.handle["functions"]
+        functions, opted = program.handle["functions"], program.handle["shared_opt_in"]
+        limit = int(self.props.get("sharedMemPerBlockOptin", DEFAULT_DYNAMIC_SHARED))
         for launch in launches:
             args = tuple(views[a.buffer] if a.buffer is not None else _scalar(a.ctype, a.value)
                          for a in launch.args)
             function = functions[launch.kernel]
-            if launch.shared_bytes > DEFAULT_DYNAMIC_SHARED:
-                self._allow_dynamic_shared(launch.kernel, function, launch.shared_bytes)
+            allow_dynamic_shared(launch.kernel, function, launch.shared_bytes, limit, opted)
             function(launch.grid, launch.block, args, shared_mem=launch.shared_bytes)
-
-    def _allow_dynamic_shared(self, name: str, function: Any, nbytes: int) -> None:
-        """Past 48 KB a kernel must opt in to dynamic shared memory, within what
-        the device gives one block (227 KB on an H100) less its static shared memory."""
-        if getattr(function, "max_dynamic_shared_size_bytes", 0) >= nbytes:
-            return
-        static = int(function.shared_size_bytes)
-        limit = int(self.props.get("sharedMemPerBlockOptin", DEFAULT_DYNAMIC_SHARED))
-        if static + nbytes > limit:
-            raise SharedMemoryLimit(
-                f"{name} asks for {nbytes} bytes of dynamic shared memory (SMEM_BYTES) on top of "
-                f"{static} bytes of static shared memory; this GPU gives one block at most {limit} bytes")
-        function.max_dynamic_shared_size_bytes = nbytes
 
     def _output(self) -> str:
         if self.capture is None:
             return ""
         _flush_c_stdout()
         return self.capture.read_new()
+
+
+def device_arch(major: int, minor: int) -> str:
+    """The NVRTC target for a GPU of compute capability major.minor: its own, and
+    on sm_90 sm_90a, so kernels may use Hopper's arch-specific instructions
+    (wgmma, setmaxnreg); the CUBIN runs on that GPU either way."""
+    return f"sm_{major}{minor}a" if (major, minor) == (9, 0) else f"sm_{major}{minor}"
+
+
+def allow_dynamic_shared(name: str, function: Any, nbytes: int, limit: int, opted: dict[str, int]) -> None:
+    """Past 48 KB a kernel must opt in to dynamic shared memory, within `limit`
+    (what the device gives one block: 227 KB on an H100) less its static shared
+    memory. `opted` remembers what each kernel was allowed, so the driver is asked
+    once per kernel and size, not on every (timed) launch."""
+    if nbytes <= max(DEFAULT_DYNAMIC_SHARED, opted.get(name, 0)):
+        return
+    static = int(function.shared_size_bytes)
+    if static + nbytes > limit:
+        raise SharedMemoryLimit(
+            f"{name} asks for {nbytes} bytes of dynamic shared memory (SMEM_BYTES) on top of "
+            f"{static} bytes of static shared memory; this GPU gives one block at most {limit} bytes")
+    function.max_dynamic_shared_size_bytes = nbytes
+    opted[name] = nbytes
 
 
 def _scalar(ctype: str, value: Any) -> Any:
