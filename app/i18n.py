@@ -19,14 +19,16 @@ LANG_COOKIE = "kdojo_lang"
 LANG_COOKIE_MAX_AGE_S = 365 * 24 * 3600
 
 
+def choose_lang(asked: str | None, cookie: str | None) -> str:
+    """`?lang=` when it names a language, else the `kdojo_lang` cookie's, else the default."""
+    if asked in LANGS:
+        return asked
+    return cookie if cookie in LANGS else DEFAULT_LANG
+
+
 def request_lang(request: Request) -> str:
     """The language this request is served in (also stored on `request.state.lang`)."""
-    asked = request.query_params.get("lang")
-    if asked in LANGS:
-        lang = asked
-    else:
-        cookie = request.cookies.get(LANG_COOKIE)
-        lang = cookie if cookie in LANGS else DEFAULT_LANG
+    lang = choose_lang(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE))
     request.state.lang = lang
     return lang
 

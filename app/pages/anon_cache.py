@@ -37,7 +37,7 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request, cookie_parser
 from starlette.responses import HTMLResponse, Response
 
-from app.i18n import DEFAULT_LANG, LANG_COOKIE, LANGS, remember_lang, set_lang_cookie
+from app.i18n import LANG_COOKIE, LANGS, choose_lang, remember_lang, set_lang_cookie
 from app.security.csrf import csrf_token
 from app.security.sessions import SESSION_COOKIE
 
@@ -227,5 +227,4 @@ def _anonymous_reader(scope: Scope) -> tuple[AnonPageCache, str, str, str | None
         return None
     asked = QueryParams(scope["query_string"]).get("lang") if scope["query_string"] else None
     cookie_lang = cookies.get(LANG_COOKIE)
-    lang = asked if asked in LANGS else (cookie_lang if cookie_lang in LANGS else DEFAULT_LANG)
-    return cache, token, lang, asked, cookie_lang
+    return cache, token, choose_lang(asked, cookie_lang), asked, cookie_lang
