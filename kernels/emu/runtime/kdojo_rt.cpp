@@ -216,25 +216,22 @@ __attribute__((always_inline)) inline void on_arrival(bcd::transfer_t r) {
 
 void fiber_entry(bcd::transfer_t t);
 
-// Gives `t` a stack and a fresh context if it has not started yet.
 // Gives a new thread a stack: a parked fiber's, or a fresh context.
 __attribute__((noinline)) bool start_new(Thread& t) {
-    {
-        FreeStack fs = take_stack();
-        t.stack = fs.stack;
-        if (!t.stack) {
-            set_fault("out of memory", "the emulator could not allocate a thread stack", 0, 0);
-            return false;
-        }
-        if (fs.ctx) {
-            t.ctx = fs.ctx;  // a parked fiber: it picks up g_running when resumed
-        } else {
-            // Stagger the stack tops: fibers' hot frames would otherwise all map to
-            // the same cache sets (every stack starts on the same alignment).
-            size_t color = (t.st.linear % 63) * 64;
-            t.ctx = KDOJO_MAKE(static_cast<char*>(t.stack) + kGuardBytes + kStackBytes - color,
-                                       kStackBytes - color, fiber_entry);
-        }
+    FreeStack fs = take_stack();
+    t.stack = fs.stack;
+    if (!t.stack) {
+        set_fault("out of memory", "the emulator could not allocate a thread stack", 0, 0);
+        return false;
+    }
+    if (fs.ctx) {
+        t.ctx = fs.ctx;  // a parked fiber: it picks up g_running when resumed
+    } else {
+        // Stagger the stack tops: fibers' hot frames would otherwise all map to
+        // the same cache sets (every stack starts on the same alignment).
+        size_t color = (t.st.linear % 63) * 64;
+        t.ctx = KDOJO_MAKE(static_cast<char*>(t.stack) + kGuardBytes + kStackBytes - color, kStackBytes - color,
+                           fiber_entry);
     }
     t.state = T_RUNNABLE;
     return true;
