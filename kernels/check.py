@@ -19,6 +19,7 @@ import numpy as np
 
 from kernels.backend import GuardedArray
 from kernels.buffers import bits_view, guard_value, sentinel_bits, to_float64
+from kernels.result import Message, code_fields
 
 OUTPUT_CAP_CHARS = 500
 
@@ -33,8 +34,8 @@ class TestResult:
     output: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "message": self.message,
-                "output": cap_output(self.output)}
+        return {"name": self.name, "status": self.status, "message": str(self.message),
+                **code_fields(self.message), "output": cap_output(self.output)}
 
 
 def cap_output(text: str, limit: int = OUTPUT_CAP_CHARS) -> str:
@@ -54,11 +55,15 @@ def check_guards(buffer: GuardedArray, dtype: str) -> str | None:
     if before.size == 0 and after.size == 0:
         return None
     parts = []
+    counts = {"before": int(before.size), "after": int(after.size),
+              "before_first": int(before[0]) - g if before.size else 0,
+              "after_first": buffer.size + int(after[0]) if after.size else 0}
     if before.size:
         parts.append(f"{before.size} element(s) before the start (first at index {int(before[0]) - g})")
     if after.size:
         parts.append(f"{after.size} element(s) past the end (first at index {buffer.size + int(after[0])})")
-    return f"wrote outside buffer '{buffer.name}': " + ", ".join(parts)
+    return Message(f"wrote outside buffer '{buffer.name}': " + ", ".join(parts), "wrote_outside",
+                   buffer=buffer.name, **counts)
 
 
 def check_unchanged(name: str, before: np.ndarray, after: np.ndarray) -> str | None:
@@ -67,8 +72,9 @@ def check_unchanged(name: str, before: np.ndarray, after: np.ndarray) -> str | N
                              != bits_view(np.ascontiguousarray(after)).reshape(-1))
     if changed.size == 0:
         return None
-    return (f"input '{name}' was modified: {changed.size} element(s) changed "
-            f"(first at index {int(changed[0])}); inputs must stay unchanged")
+    return Message(f"input '{name}' was modified: {changed.size} element(s) changed "
+                   f"(first at index {int(changed[0])}); inputs must stay unchanged",
+                   "input_modified", name=name, count=int(changed.size), first=int(changed[0]))
 
 
 def _mismatches(got: np.ndarray, want: np.ndarray, rtol: float, atol: float,
@@ -91,7 +97,8 @@ def compare(name: str, got_raw: np.ndarray, want: np.ndarray, dtype: str, rtol: 
     got = to_float64(np.asarray(got_raw), dtype).reshape(-1)
     want64 = np.asarray(want, dtype=np.float64).reshape(-1)
     if got.size != want64.size:
-        return f"'{name}': expected {want64.size} elements, the reference gave {got.size}"
+        return Message(f"'{name}': expected {want64.size} elements, the reference gave {got.size}",
+                       "size_mismatch", name=name, want=int(want64.size), got=int(got.size))
     scale_arr = np.broadcast_to(np.asarray(scale, dtype=np.float64), np.shape(want)).reshape(-1) \
         if np.ndim(scale) else float(scale)
     bad = _mismatches(got, want64, rtol, atol, scale_arr)
@@ -102,8 +109,10 @@ def compare(name: str, got_raw: np.ndarray, want: np.ndarray, dtype: str, rtol: 
     where = f"{name}[{', '.join(str(int(k)) for k in index)}]"
     raw_bits = int(bits_view(np.ascontiguousarray(got_raw).reshape(-1)[i:i + 1])[0])
     never = " (never written)" if raw_bits == sentinel_bits(dtype) else ""
-    return (f"{where}: expected {_fmt(want64[i])}, got {_fmt(got[i])}{never}; "
-            f"{bad.size} of {got.size} element(s) differ")
+    return Message(f"{where}: expected {_fmt(want64[i])}, got {_fmt(got[i])}{never}; "
+                   f"{bad.size} of {got.size} element(s) differ", "mismatch", where=where,
+                   expected=_fmt(want64[i]), got=_fmt(got[i]), count=int(bad.size),
+                   size=int(got.size), never_written=int(bool(never)))
 
 
 def _fmt(value: float) -> str:

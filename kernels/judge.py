@@ -19,6 +19,7 @@ from typing import Any, Callable
 from kernels import backends, result as result_doc
 from kernels.catalog import default_lessons_dir, find_exercise
 from kernels.pipeline import EMU_TIMINGS_NOTE
+from kernels.result import Message, code_fields
 from kernels.sandbox import JobProcess
 from kernels.spec import Exercise
 
@@ -167,30 +168,36 @@ class Judge:
         if state.error is not None or state.stage == "starting":
             detail = state.error or f"job process ended during start-up (exit {code}): {job.stderr_tail}"
             log.error("judge internal error (%s, %s): %s", exercise.id, self.backend, detail.strip())
-            verdict, message = "internal_error", INTERNAL_MESSAGE
+            verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
         elif state.stage == "compiling":
             if timed_out:
-                verdict, message = "compile_error", f"compilation did not finish within {limits.compile_s:g} s"
+                verdict, message = "compile_error", Message(
+                    f"compilation did not finish within {limits.compile_s:g} s", "compile_timeout",
+                    seconds=limits.compile_s)
             else:
                 log.error("job process died while compiling (exit %s): %s", code, job.stderr_tail)
-                verdict, message = "internal_error", INTERNAL_MESSAGE
+                verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
         elif state.stage == "testing" and state.current is not None:
             name = state.current[1]
             if timed_out:
-                why = f"time limit exceeded: did not finish within {limits.run_s:g} s"
+                why = Message(f"time limit exceeded: did not finish within {limits.run_s:g} s",
+                              "time_limit", seconds=limits.run_s)
                 verdict = "time_limit_exceeded"
             else:
-                why = f"the job process died ({_describe_exit(code)})"
+                why = Message(f"the job process died ({_describe_exit(code)})", "process_died",
+                              how=_describe_exit(code))
                 verdict = "runtime_error"
-            tests.append({"name": name, "status": "error", "message": why, "output": ""})
-            message = f"{name}: {why}"
+            tests.append({"name": name, "status": "error", "message": str(why), **code_fields(why),
+                          "output": ""})
+            message = Message(f"{name}: {why}", "case_failed", case=name)
         elif state.stage == "benchmarking" and timed_out:
             verdict = "time_limit_exceeded"
-            message = f"the benchmark did not finish within {limits.bench_s:g} s"
+            message = Message(f"the benchmark did not finish within {limits.bench_s:g} s",
+                              "bench_timeout", seconds=limits.bench_s)
         else:
             log.error("job process ended unexpectedly in %s (exit %s): %s", state.stage, code,
                       job.stderr_tail)
-            verdict, message = "internal_error", INTERNAL_MESSAGE
+            verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
         compile_doc = state.compile or result_doc.empty_compile()
         return result_doc.build(
             exercise=exercise.id, backend=self.backend, verdict=verdict, message=message,

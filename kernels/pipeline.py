@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from kernels import result as result_doc
+from kernels.result import Message
 from kernels.backend import Backend, BuildError, RunDiagnostic, RuntimeFault, unique_diagnostics
 from kernels.buffers import make_guarded
 from kernels.check import TestResult, check_case, reference_is_trivial
@@ -74,7 +75,8 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
                                        **(bench_options or {}))
     timings["bench_s"] = time.perf_counter() - bench_started
     if problem:
-        return finish("wrong_answer", problem, tests, diags, None)
+        return finish("wrong_answer", Message(problem, "bench_wrong", case="", detail=problem),
+                      tests, diags, None)
     return finish("accepted", outcome.message, tests, diags, benchmark)
 
 
@@ -93,10 +95,12 @@ def _finisher(exercise: Exercise, backend: Backend, compiled: CompileResult, sta
 def _compile_message(compiled: CompileResult) -> str:
     first = next((d for d in compiled.diagnostics if d.severity == "error"), None)
     if first is None:
-        return "compilation failed"
+        return Message("compilation failed", "compile_failed_plain")
     where = f"line {first.line}: " if first.line else ""
-    prefix = "rejected: " if compiled.status == "rejected" else "compilation failed: "
-    return prefix + where + first.message
+    rejected = compiled.status == "rejected"
+    prefix = "rejected: " if rejected else "compilation failed: "
+    return Message(prefix + where + first.message, "rejected" if rejected else "compile_failed",
+                   line=first.line or 0, detail=first.message)
 
 
 def run_tests(exercise: Exercise, backend: Backend, program: Any, constants: dict[str, int],
@@ -119,17 +123,20 @@ def run_tests(exercise: Exercise, backend: Backend, program: Any, constants: dic
         # that is wrong at n = 1000 may also be too slow at n = 2^20)
         if fault is not None:
             if outcome.verdict == "accepted":
-                outcome.verdict, outcome.message = fault.kind, f"{case.label}: {test.message}"
+                outcome.verdict = fault.kind
+                outcome.message = Message(f"{case.label}: {test.message}", "case_failed", case=case.label)
             if fault.poisoned:
                 break
         elif test.status != "pass" and outcome.verdict == "accepted":
             outcome.verdict = "wrong_answer"
-            outcome.message = f"{case.label}: {test.message}"
+            outcome.message = Message(f"{case.label}: {test.message}", "case_failed", case=case.label)
     failed = sum(t.status != "pass" for t in outcome.tests)
     if outcome.verdict == "accepted":
-        outcome.message = f"all {total} tests passed"
+        outcome.message = Message(f"all {total} tests passed", "all_passed", total=total)
     elif outcome.verdict == "wrong_answer":
-        outcome.message = f"{failed} of {total} tests failed; first: {outcome.message}"
+        first = outcome.message.params.get("case", "") if isinstance(outcome.message, Message) else ""
+        outcome.message = Message(f"{failed} of {total} tests failed; first: {outcome.message}",
+                                  "tests_failed", failed=failed, total=total, case=first)
     return outcome
 
 
@@ -166,6 +173,7 @@ def run_case(exercise: Exercise, backend: Backend, program: Any, constants: dict
 
 
 def _fault_message(fault: RuntimeFault) -> str:
-    return f"{fault.name}: {fault.message}" if fault.name else fault.message
+    text = f"{fault.name}: {fault.message}" if fault.name else fault.message
+    return Message(text, "fault", name=fault.name or "", detail=fault.message)
 
 

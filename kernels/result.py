@@ -3,6 +3,11 @@
 Shape (docs/architecture.md, design.md): version, exercise, backend, device,
 verdict, message, compile, tests, diagnostics, benchmark (null when not run),
 timings, and `timings_note` on backends whose timings mean nothing.
+
+Additive to v1 (issue #13): `message_code` + `message_params` next to the
+English `message` (on the document and on each test), so that the web can say
+the same thing in the reader's language. A reader that does not know a code
+shows the English `message`. The codes are `MESSAGE_CODES` (docs/judge.md).
 """
 
 from __future__ import annotations
@@ -14,6 +19,49 @@ VERDICTS = ("accepted", "wrong_answer", "compile_error", "runtime_error", "time_
             "memory_limit_exceeded", "rejected", "internal_error")
 TEST_STATUSES = ("pass", "fail", "error")
 TIMING_KEYS = ("queued_s", "compile_s", "test_s", "bench_s", "total_s")
+
+# code → the parameters it carries (every value a str, int or float).
+MESSAGE_CODES: dict[str, tuple[str, ...]] = {
+    "all_passed": ("total",),
+    "tests_failed": ("failed", "total", "case"),  # "first:" the named case's own message
+    "case_failed": ("case",),  # a fault decided the verdict: the named case's own message
+    "compile_failed": ("line", "detail"),  # line 0: the compiler named none
+    "compile_failed_plain": (),
+    "rejected": ("line", "detail"),
+    "compile_timeout": ("seconds",),
+    "bench_timeout": ("seconds",),
+    "bench_wrong": ("case", "detail"),
+    "internal": (),
+    "mismatch": ("where", "expected", "got", "count", "size", "never_written"),
+    "size_mismatch": ("name", "want", "got"),
+    "wrote_outside": ("buffer", "before", "before_first", "after", "after_first"),
+    "input_modified": ("name", "count", "first"),
+    "fault": ("name", "detail"),  # name: the fault's own (English) name, e.g. "out-of-bounds read"
+    "time_limit": ("seconds",),
+    "process_died": ("how",),
+}
+
+
+class Message(str):
+    """An English message that also carries its code and parameters. It is a
+    `str`, so every place that builds, compares or prints messages keeps working."""
+
+    code: str
+    params: dict[str, Any]
+
+    def __new__(cls, text: str, code: str, **params: Any) -> Message:
+        if code not in MESSAGE_CODES:
+            raise ValueError(f"unknown message code {code!r}")
+        obj = super().__new__(cls, text)
+        obj.code, obj.params = code, params
+        return obj
+
+
+def code_fields(message: str) -> dict[str, Any]:
+    """`message_code` / `message_params` for a message (empty for a plain str)."""
+    if isinstance(message, Message):
+        return {"message_code": message.code, "message_params": dict(message.params)}
+    return {}
 
 
 def empty_compile() -> dict[str, Any]:
@@ -34,7 +82,8 @@ def build(*, exercise: str, backend: str, verdict: str, message: str,
         "backend": backend,
         "device": {"name": None, "sm_clock_mhz": None, "temp_c": None, **(device or {})},
         "verdict": verdict,
-        "message": message,
+        "message": str(message),
+        **code_fields(message),
         "compile": compile_ or empty_compile(),
         "tests": tests or [],
         "diagnostics": diagnostics or [],
@@ -61,11 +110,12 @@ def validate(doc: Any) -> list[str]:
     missing = sorted(required - set(doc))
     if missing:
         return [f"missing keys: {', '.join(missing)}"]
-    extra = sorted(set(doc) - required - {"timings_note"})
+    extra = sorted(set(doc) - required - {"timings_note", "message_code", "message_params"})
     _expect(errors, not extra, f"unknown keys: {', '.join(extra)}")
     _expect(errors, doc["version"] == VERSION, "version must be 1")
     _expect(errors, doc["verdict"] in VERDICTS, f"bad verdict {doc['verdict']!r}")
     _expect(errors, isinstance(doc["message"], str), "message must be a string")
+    _validate_code(errors, doc, "")
     _expect(errors, doc["backend"] in ("cuda", "emu"), "backend must be cuda or emu")
     _expect(errors, isinstance(doc["device"], dict) and "name" in doc["device"], "device.name missing")
     _validate_compile(errors, doc["compile"])
@@ -97,6 +147,21 @@ def _validate_tests(errors: list[str], tests: Any) -> None:
     for i, test in enumerate(tests):
         ok = isinstance(test, dict) and {"name", "status", "message", "output"} <= set(test)
         _expect(errors, ok and test["status"] in TEST_STATUSES, f"tests[{i}] malformed")
+        if ok:
+            _validate_code(errors, test, f"tests[{i}].")
+
+
+def _validate_code(errors: list[str], holder: dict[str, Any], where: str) -> None:
+    """A code, when present, is known and comes with exactly its parameters."""
+    if "message_code" not in holder and "message_params" not in holder:
+        return
+    code, params = holder.get("message_code"), holder.get("message_params")
+    if code not in MESSAGE_CODES or not isinstance(params, dict):
+        errors.append(f"{where}message_code must be a known code with message_params")
+        return
+    _expect(errors, set(params) == set(MESSAGE_CODES[code]) and all(
+        isinstance(v, (str, int, float)) for v in params.values()),
+        f"{where}message_params for {code} need {', '.join(MESSAGE_CODES[code]) or 'nothing'}")
 
 
 def _validate_benchmark(errors: list[str], bench: Any) -> None:
