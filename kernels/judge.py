@@ -142,6 +142,8 @@ class Judge:
             elif stage == "_test_start":
                 state.stage, state.current = "testing", (event["index"], event["name"])
                 deadline = time.monotonic() + exercise.limits.run_s + SLACK_S
+                # public too: the page shows "testing i/n" as the case starts (#13)
+                emit({"stage": "test_start", "index": event["index"], "total": event["total"]})
             elif stage == "testing":
                 state.tests.append(event["test"])
                 state.current = None

@@ -2,8 +2,8 @@
 
 This is the judge proper; `kernels.worker` runs it inside a fresh sandboxed
 process and `kernels.judge` supervises that process. Events go to `emit`:
-public ones (`compiling`, `testing` with the test's result, `benchmarking`)
-and private ones starting with "_" that let the supervisor set per-stage
+public ones (`compiling`, `testing` with the test's result, `tested` with the
+verdict and message as soon as the tests end, `benchmarking`) and private ones starting with "_" that let the supervisor set per-stage
 deadlines (`_test_start`, `_bench_start`).
 """
 
@@ -48,24 +48,30 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
     timings: dict[str, float] = {}
     emit({"stage": "compiling"})
     compiled = compile_submission(source, exercise, backend.arch)
-    program = None
+    program, needs_gpu = None, ""
     if compiled.ok:
         try:
             program = backend.build(exercise, source, compiled.constants)
         except BuildError as exc:
-            compiled = CompileResult("compile_error", compiled.seconds, exc.log, exc.diagnostics)
+            compiled = CompileResult(exc.status, compiled.seconds, exc.log, exc.diagnostics)
+            needs_gpu = exc.needs_gpu
     timings["compile_s"] = time.perf_counter() - started
     emit({"stage": "_compiled", "compile": compiled.to_dict()})
     finish = _finisher(exercise, backend, compiled, started, timings)
     if program is None:
-        return finish(compiled.status, _compile_message(compiled), [], [], None)
+        return finish(compiled.status, _needs_gpu_message(compiled, needs_gpu) if needs_gpu
+                      else _compile_message(compiled), [], [], None)
     test_started = time.perf_counter()
     outcome = run_tests(exercise, backend, program, compiled.constants, seed, emit)
     timings["test_s"] = time.perf_counter() - test_started
     tests = [t.to_dict() for t in outcome.tests]
     diags = unique_diagnostics(outcome.diagnostics)[:50]
-    if outcome.verdict != "accepted" or not bench or exercise.benchmark is None \
-            or not backend.supports_timing:
+    will_bench = outcome.verdict == "accepted" and bench and exercise.benchmark is not None \
+        and backend.supports_timing
+    # the verdict as soon as the tests end; the benchmark streams in after it (#13)
+    emit({"stage": "tested", "verdict": outcome.verdict, "message": str(outcome.message),
+          **result_doc.code_fields(outcome.message), "benchmark_follows": bool(will_bench)})
+    if not will_bench:
         return finish(outcome.verdict, outcome.message, tests, diags, None)
     bench_started = time.perf_counter()
     emit({"stage": "_bench_start"})
@@ -101,6 +107,11 @@ def _compile_message(compiled: CompileResult) -> str:
     prefix = "rejected: " if rejected else "compilation failed: "
     return Message(prefix + where + first.message, "rejected" if rejected else "compile_failed",
                    line=first.line or 0, detail=first.message)
+
+
+def _needs_gpu_message(compiled: CompileResult, feature: str) -> str:
+    line = compiled.diagnostics[0].line if compiled.diagnostics else 0
+    return Message(f"this kernel needs a GPU: {feature} is not emulated", "needs_gpu", line=line, feature=feature)
 
 
 def run_tests(exercise: Exercise, backend: Backend, program: Any, constants: dict[str, int],

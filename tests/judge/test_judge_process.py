@@ -104,7 +104,9 @@ def test_a_job_process_that_dies_is_a_runtime_error(scratch_exercise):
         doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False)
     assert doc["verdict"] == "runtime_error"
     assert doc["tests"][-1] == {"name": "n=3", "status": "error", "output": "",
-                                "message": "the job process died (exit status 3)"}
+                                "message": "the job process died (exit status 3)",
+                                "message_code": "process_died",
+                                "message_params": {"how": "exit status 3"}}
 
 
 def test_the_first_failing_test_decides_the_verdict(scratch_exercise):

@@ -46,10 +46,19 @@ def test_the_validator_refuses_unknown_codes_and_wrong_params() -> None:
 def test_a_wrong_kernel_judged_end_to_end_carries_codes(scratch_exercise) -> None:
     from kernels.judge import Judge
 
+    events: list[dict] = []
     with Judge(scratch_exercise.parents[2], backend="emu") as judge:
         doc = judge.run((BLOCK_SUM / "solutions" / "wrong" / "first_block_only.cu").read_text(),
-                        "reduction.block_sum", bench=False)
+                        "reduction.block_sum", bench=False, on_event=events.append)
     assert result.validate(doc) == []
+    # each case is announced as it starts; the verdict comes before "done" (#13)
+    stages = [e["stage"] for e in events]
+    assert stages.count("test_start") == stages.count("testing") == len(doc["tests"])
+    assert stages.index("test_start") < stages.index("testing")
+    tested = next(e for e in events if e["stage"] == "tested")
+    assert stages.index("tested") < stages.index("done")
+    assert tested["verdict"] == "wrong_answer" and tested["message_code"] == "tests_failed"
+    assert tested["benchmark_follows"] is False
     assert doc["verdict"] == "wrong_answer" and doc["message_code"] == "tests_failed"
     params = doc["message_params"]
     assert params["total"] == len(doc["tests"]) and params["failed"] >= 1
