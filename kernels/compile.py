@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from kernels.backend import Diagnostic
 from kernels.constants import read_constants
 from kernels.includes import check_includes
-from kernels.nvrtc import compile_program
+from kernels.nvrtc_child import CompilerLimit, compile_bounded
 from kernels.spec import Exercise
 
 SOURCE_NAME = "submission.cu"
@@ -90,7 +90,12 @@ def _nvrtc(source: str, exercise: Exercise, options: list[str], constants: dict[
            started: float) -> CompileResult:
     declarations = "\n".join(k.declaration() for k in exercise.kernels)
     full = f'{source}\n#line 1 "{SIGNATURE_FILE}"\n{declarations}\n'
-    out = compile_program(full, SOURCE_NAME, options)
+    try:
+        out = compile_bounded(full, SOURCE_NAME, options, exercise.limits.compile_s)
+    except CompilerLimit as exc:  # a compile bomb: the learner's, with the real limits and time
+        diagnostics = [Diagnostic(0, 0, "error", str(exc))]
+        return CompileResult("compile_error", time.perf_counter() - started, _render(diagnostics),
+                             diagnostics, constants)
     diagnostics = parse_log(out.log, source, exercise)
     if out.ok:
         missing = [k.name for k in exercise.kernels if not _has_entry(out, k.name)]
