@@ -10,6 +10,7 @@ when the process was killed or died.
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import threading
 import time
@@ -31,6 +32,27 @@ SLACK_S = 3.0  # process overhead on top of the spec's limits (imports, copies)
 EMU_COMPILE_GRACE_S = 30.0
 READY_TIMEOUT_S = 120.0
 INTERNAL_MESSAGE = "the judge failed on our side (not your fault); the operators have a log line"
+# A job process that dies of something the judge did not do (the OOM killer, an
+# operator, a crash in our Python) is our fault: the submission is judged again.
+MAX_ATTEMPTS = 2
+# Wall time for all of a submission's test cases together, beside each case's run_s.
+TESTS_BUDGET_ENV = "KDOJO_TESTS_BUDGET_S"
+DEFAULT_TESTS_BUDGET_S = 30.0
+
+
+class _JobLost(Exception):
+    """The job process ended without a result and not by our hand."""
+
+
+def tests_budget_from_env() -> float:
+    raw = os.environ.get(TESTS_BUDGET_ENV, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_TESTS_BUDGET_S
+    except ValueError:
+        raise ValueError(f"{TESTS_BUDGET_ENV}: expected seconds, got {raw!r}") from None
+    if not value > 0:
+        raise ValueError(f"{TESTS_BUDGET_ENV}: expected seconds > 0, got {raw!r}")
+    return value
 
 
 class UnknownExercise(KeyError):
@@ -47,15 +69,23 @@ class _State:
         self.current: tuple[int, str] | None = None
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
+        self.tests_started: float | None = None  # monotonic, at the first case
+        self.case_started = 0.0
+        self.budget_binds = False  # the tests' budget, not run_s, set the current deadline
 
 
 class Judge:
     def __init__(self, lessons_dir: Path | str | None = None, backend: str = "auto",
-                 keep_spare: bool = True) -> None:
-        """Raises backends.BackendUnavailable when `backend` cannot run here."""
+                 keep_spare: bool = True, tests_budget_s: float | None = None,
+                 max_attempts: int = MAX_ATTEMPTS) -> None:
+        """Raises backends.BackendUnavailable when `backend` cannot run here, ValueError
+        for a bad $KDOJO_TESTS_BUDGET_S / $KDOJO_JOB_MEMORY_MB / $KDOJO_JOB_PIDS."""
         self.lessons_dir = Path(lessons_dir) if lessons_dir is not None else default_lessons_dir()
         self.backend = backends.resolve(backend)
         self.keep_spare = keep_spare
+        self.tests_budget_s = tests_budget_s or tests_budget_from_env()
+        self.max_attempts = max(1, max_attempts)
+        self.current_job: JobProcess | None = None  # the job process judging now (tests kill it)
         self.peak_gbps: float | None = None
         self._lock = threading.Lock()
         self._spare: JobProcess | None = None
@@ -98,27 +128,58 @@ class Judge:
         emit = on_event or (lambda event: None)
         with self._lock:
             started = time.monotonic()
-            job, self._spare = (self._spare or self._start()), None
-            if self.keep_spare:
-                # imports only while this job runs: its GPU warm-up (context,
-                # kernels, a 100 MB L2 flush) would disturb this job's timings
-                self._spare = self._start()
             job_doc = {"source": source, "exercise": exercise.id, "bench": bench,
                        "seed": secrets.randbits(62), "peak_gbps": self.peak_gbps,
                        "max_bench_sizes": max_bench_sizes}
-            try:
-                doc = self._supervise(job, exercise, job_doc, emit)
-            finally:
-                # the job sent its result: its process only has to exit
-                job.kill(reap_in_background=job.sent_result)
-                if self._spare is not None:
-                    self._spare.request_warm()
+            doc = self._attempts(exercise, job_doc, emit)
             bench_doc = doc.get("benchmark") or {}
             if bench_doc.get("peak_gbps"):
                 self.peak_gbps = bench_doc["peak_gbps"]
             doc["timings"]["total_s"] = round(time.monotonic() - started, 4)
         emit({"stage": "done", "verdict": doc["verdict"]})
         return doc
+
+    def _take(self) -> JobProcess:
+        job, self._spare = (self._spare or self._start()), None
+        if self.keep_spare:
+            # imports only while this job runs: its GPU warm-up (context,
+            # kernels, a 100 MB L2 flush) would disturb this job's timings
+            self._spare = self._start()
+        return job
+
+    def _attempts(self, exercise: Exercise, job_doc: dict[str, Any],
+                  emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """Judge in a job process; one lost to a signal we did not send is replaced."""
+        lost: list[str] = []
+        for attempt in range(1, self.max_attempts + 1):
+            job = self.current_job = self._take()
+            try:
+                return self._supervise(job, exercise, job_doc, emit)
+            except _JobLost as exc:
+                lost.append(str(exc).split(":", 1)[0])
+                log.error("job process lost (attempt %d of %d, %s, %s): %s", attempt,
+                          self.max_attempts, exercise.id, self.backend, exc)
+            finally:
+                # the job sent its result: its process only has to exit
+                job.kill(reap_in_background=job.sent_result)
+                if self._spare is not None:
+                    self._spare.request_warm()
+        message = Message(f"the judge lost its job process {len(lost)} times (last: {lost[-1]}); "
+                          "not your fault: submit again, the operators have a log line", "internal")
+        return result_doc.build(exercise=exercise.id, backend=self.backend, verdict="internal_error",
+                                message=message, timings_note=EMU_TIMINGS_NOTE if self.backend == "emu"
+                                else None)
+
+    def _case_deadline(self, state: _State, exercise: Exercise) -> float:
+        """The earlier of this case's run_s (+ slack) and the end of the tests' budget."""
+        now = time.monotonic()
+        state.case_started = now
+        if state.tests_started is None:
+            state.tests_started = now
+        case_end = now + exercise.limits.run_s + SLACK_S
+        budget_end = state.tests_started + self.tests_budget_s
+        state.budget_binds = budget_end < case_end
+        return min(case_end, budget_end)
 
     def _supervise(self, job: JobProcess, exercise: Exercise, job_doc: dict[str, Any],
                    emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
@@ -127,7 +188,12 @@ class Judge:
         pending: list[Any] = list(job.early_events)
         job.send(job_doc)
         while True:
-            event = pending.pop(0) if pending else job.read_event(deadline)
+            try:
+                event = pending.pop(0) if pending else job.read_event(deadline)
+            except (RuntimeError, ValueError) as exc:  # an over-long or malformed line: ours
+                job.kill()
+                state.error = f"bad event from the job process: {exc}"
+                return self._abnormal(exercise, state, job, timed_out=False)
             if event == "timeout" or event is None:
                 if event == "timeout":
                     job.kill()
@@ -141,7 +207,7 @@ class Judge:
                 state.compile = event["compile"]
             elif stage == "_test_start":
                 state.stage, state.current = "testing", (event["index"], event["name"])
-                deadline = time.monotonic() + exercise.limits.run_s + SLACK_S
+                deadline = self._case_deadline(state, exercise)
                 # public too: the page shows "testing i/n" as the case starts (#13)
                 emit({"stage": "test_start", "index": event["index"], "total": event["total"]})
             elif stage == "testing":
@@ -163,8 +229,11 @@ class Judge:
 
     def _abnormal(self, exercise: Exercise, state: _State, job: JobProcess,
                   timed_out: bool) -> dict[str, Any]:
-        """A result for a job that was killed, died, or failed on our side."""
+        """A result for a job that was killed, died, or failed on our side. Raises
+        _JobLost when it died of something we did not do (to be judged again)."""
         code = job.wait(10)
+        if not timed_out and state.error is None and not job.killed_by_us and not job.oom_kills:
+            raise _JobLost(f"{_describe_exit(code)}: in {state.stage}; {job.stderr_tail[-800:].strip()}")
         tests = list(state.tests)
         limits = exercise.limits
         if state.error is not None or state.stage == "starting":
@@ -172,23 +241,10 @@ class Judge:
             log.error("judge internal error (%s, %s): %s", exercise.id, self.backend, detail.strip())
             verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
         elif state.stage == "compiling":
-            if timed_out:
-                verdict, message = "compile_error", Message(
-                    f"compilation did not finish within {limits.compile_s:g} s", "compile_timeout",
-                    seconds=limits.compile_s)
-            else:
-                log.error("job process died while compiling (exit %s): %s", code, job.stderr_tail)
-                verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
+            verdict, message = self._compile_abnormal(exercise, job, timed_out, code)
         elif state.stage == "testing" and state.current is not None:
             name = state.current[1]
-            if timed_out:
-                why = Message(f"time limit exceeded: did not finish within {limits.run_s:g} s",
-                              "time_limit", seconds=limits.run_s)
-                verdict = "time_limit_exceeded"
-            else:
-                why = Message(f"the job process died ({_describe_exit(code)})", "process_died",
-                              how=_describe_exit(code))
-                verdict = "runtime_error"
+            verdict, why = self._case_abnormal(exercise, state, job, timed_out)
             tests.append({"name": name, "status": "error", "message": str(why), **code_fields(why),
                           "output": ""})
             message = Message(f"{name}: {why}", "case_failed", case=name)
@@ -197,8 +253,8 @@ class Judge:
             message = Message(f"the benchmark did not finish within {limits.bench_s:g} s",
                               "bench_timeout", seconds=limits.bench_s)
         else:
-            log.error("job process ended unexpectedly in %s (exit %s): %s", state.stage, code,
-                      job.stderr_tail)
+            log.error("job process ended unexpectedly in %s (exit %s, %d OOM kill(s)): %s", state.stage,
+                      code, job.oom_kills, job.stderr_tail)
             verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
         compile_doc = state.compile or result_doc.empty_compile()
         return result_doc.build(
@@ -206,6 +262,38 @@ class Judge:
             compile_=compile_doc, tests=tests,
             timings={"compile_s": compile_doc.get("seconds", 0.0)},
             timings_note=EMU_TIMINGS_NOTE if self.backend == "emu" else None)
+
+    def _compile_abnormal(self, exercise: Exercise, job: JobProcess, timed_out: bool,
+                          code: int | None) -> tuple[str, Message]:
+        seconds = exercise.limits.compile_s
+        if timed_out:  # the NVRTC helper stops at compile_s: this is g++ or worse
+            return "compile_error", Message(f"compilation did not finish within {seconds:g} s",
+                                            "compile_timeout", seconds=seconds)
+        if job.oom_kills:
+            text = f"the compiler ran past the job's memory limit ({job.limits.memory_mb} MB)"
+            return "compile_error", Message(text, "compile_failed", line=0, detail=text)
+        log.error("job process died while compiling (exit %s): %s", code, job.stderr_tail)
+        return "internal_error", Message(INTERNAL_MESSAGE, "internal")
+
+    def _case_abnormal(self, exercise: Exercise, state: _State, job: JobProcess,
+                       timed_out: bool) -> tuple[str, Message]:
+        """The verdict and the case's message when the job ended during a case."""
+        now = time.monotonic()
+        elapsed, total = now - state.case_started, now - (state.tests_started or now)
+        if job.oom_kills:
+            megabytes = job.limits.memory_mb
+            return "memory_limit_exceeded", Message(
+                f"memory limit exceeded: the job ran past its {megabytes} MB", "fault",
+                name="memory limit exceeded", detail=f"the job ran past its {megabytes} MB")
+        if state.budget_binds:
+            budget = self.tests_budget_s
+            return "time_limit_exceeded", Message(
+                f"time limit exceeded: the tests ran past their {budget:g} s budget (stopped after "
+                f"{total:.1f} s of tests, {elapsed:.1f} s into this case)", "time_limit", seconds=budget)
+        run_s = exercise.limits.run_s
+        return "time_limit_exceeded", Message(
+            f"time limit exceeded: did not finish within {run_s:g} s (stopped after {elapsed:.1f} s)",
+            "time_limit", seconds=run_s)
 
 
 def _describe_exit(code: int | None) -> str:

@@ -1,10 +1,15 @@
-"""Job processes: a fresh process group, a clean environment, wall-clock kills.
+"""Job processes: a fresh process group, a clean environment, limits, wall-clock kills.
 
 GPU time is not CPU time, so limits are wall-clock and enforced from outside:
-the whole process group is killed (SIGKILL), which also frees the GPU. No
-RLIMIT_AS (CUDA maps a huge address space); core dumps are off. Events are
-read line by line with a deadline; a line longer than MAX_LINE_BYTES is
-refused (the worker's own events are small, except the final result).
+the whole process group is killed (SIGKILL), which also frees the GPU. Memory
+and process count: a job cgroup where cgroup v2 is delegated
+(`kernels/cgroup.py`: `memory.max` = `KDOJO_JOB_MEMORY_MB`, `pids.max` =
+`KDOJO_JOB_PIDS`), else rlimits — `RLIMIT_AS` for the emulator's job process
+only (CUDA maps a huge address space) and `RLIMIT_NPROC`. Core dumps are off.
+The peak memory comes from the cgroup (`memory.peak`) or from the reaped
+process's rusage. Events are read line by line with a deadline; a line longer
+than MAX_LINE_BYTES is refused (the worker's own events are small, except the
+final result).
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kernels import cgroup
 from kernels.catalog import REPO_ROOT
 
 MAX_LINE_BYTES = 16 * 2**20
@@ -29,7 +36,29 @@ STDERR_KEEP_BYTES = 64 * 1024
 # variables a job may see; everything else is dropped
 PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "KDOJO_NVRTC", "CUDA_PATH",
                 "LD_LIBRARY_PATH", "KDOJO_LESSONS_DIR", "CUPY_CACHE_DIR", "KDOJO_EMU_CXX",
-                "KDOJO_EMU_CACHE")
+                "KDOJO_EMU_CACHE", "KDOJO_COMPILE_MEMORY_MB")
+MEMORY_ENV, PIDS_ENV = "KDOJO_JOB_MEMORY_MB", "KDOJO_JOB_PIDS"
+# the job process, its NVRTC helper (up to KDOJO_COMPILE_MEMORY_MB) and, on the
+# emulator, g++ and the program: together
+DEFAULT_MEMORY_MB, DEFAULT_PIDS = 4096, 512
+
+
+@dataclass(frozen=True)
+class JobLimits:
+    memory_mb: int = DEFAULT_MEMORY_MB
+    pids: int = DEFAULT_PIDS
+
+    @classmethod
+    def from_env(cls) -> "JobLimits":
+        """From $KDOJO_JOB_MEMORY_MB / $KDOJO_JOB_PIDS; ValueError names a bad one."""
+        values = {}
+        for field_name, env, default in (("memory_mb", MEMORY_ENV, DEFAULT_MEMORY_MB),
+                                         ("pids", PIDS_ENV, DEFAULT_PIDS)):
+            raw = os.environ.get(env, "").strip()
+            if raw and (not raw.isdigit() or int(raw) < 16):
+                raise ValueError(f"{env}: expected a whole number ≥ 16, got {raw!r}")
+            values[field_name] = int(raw) if raw else default
+        return cls(**values)
 
 
 def clean_env(workdir: Path) -> dict[str, str]:
@@ -46,15 +75,32 @@ def clean_env(workdir: Path) -> dict[str, str]:
     return env
 
 
-def _child_setup() -> None:
+def _no_core() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _limit(backend: str, limits: JobLimits) -> tuple[Any, Any, str]:
+    """(preexec_fn, cgroup or None, "cgroup v2" | "rlimit") for a new job process."""
+    try:
+        group = cgroup.JobCgroup.create("job", limits.memory_mb << 20, limits.pids)
+    except cgroup.CgroupUnavailable:
+        # RLIMIT_AS would break CUDA (it reserves terabytes of address space)
+        memory = limits.memory_mb << 20 if backend == "emu" else None
+        return cgroup.rlimit_hook(memory, limits.pids), None, "rlimit"
+
+    def enter() -> None:
+        _no_core()
+        group.enter()
+    return enter, group, "cgroup v2"
 
 
 class JobProcess:
     """One `python -m kernels.worker` process and its event stream."""
 
-    def __init__(self, backend: str, lessons_dir: Path | None) -> None:
+    def __init__(self, backend: str, lessons_dir: Path | None, limits: JobLimits | None = None) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix="kdojo-job-"))
+        self.limits = limits or JobLimits.from_env()
+        setup, self.cgroup, self.limited_by = _limit(backend, self.limits)
         command = [sys.executable, "-m", "kernels.worker", "--backend", backend]
         if lessons_dir is not None:
             command += ["--lessons", str(Path(lessons_dir).resolve())]
@@ -62,8 +108,11 @@ class JobProcess:
         self.proc = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=self.workdir, env=clean_env(self.workdir), start_new_session=True,
-            preexec_fn=_child_setup, close_fds=True)
+            preexec_fn=setup, close_fds=True)
         self._buffer = b""
+        self.killed_by_us = False  # set by kill(): a death we did not cause is our fault
+        self.peak_bytes: int | None = None  # known once reaped
+        self.oom_kills = 0  # processes our cgroup's memory.max killed (cgroup only)
         self.ready = False  # set once the worker's "_ready" event has been read
         self.warm_requested = False
         self.early_events: list[dict[str, Any]] = []  # read while waiting for "_ready"
@@ -145,20 +194,22 @@ class JobProcess:
         after a job that finished normally that need not delay its verdict, so
         `reap_in_background` leaves the reaping to a thread. After a timeout keep
         it synchronous: a kernel still running holds the GPU until the exit."""
+        self.killed_by_us = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        if self.cgroup is not None:
+            self.cgroup.kill()  # also what left the process group (setsid)
         if reap_in_background:
             threading.Thread(target=self.wait, args=(30,), daemon=True, name="kdojo-reap").start()
         else:
             self.wait(10)
 
     def wait(self, timeout_s: float) -> int | None:
-        try:
-            code = self.proc.wait(timeout_s)
-        except subprocess.TimeoutExpired:
+        if not self._reap(timeout_s):
             return None
+        code = self.proc.returncode
         if self._reaped:
             return code
         self._reaped = True
@@ -172,8 +223,31 @@ class JobProcess:
         self._stderr_thread.join(timeout=2)
         if self.proc.stderr and not self.proc.stderr.closed:
             self.proc.stderr.close()
+        if self.cgroup is not None:
+            self.peak_bytes = self.cgroup.peak_bytes() or self.peak_bytes
+            self.oom_kills = self.cgroup.oom_kills()
+            self.cgroup.close()
         _remove_tree(self.workdir)
         return code
+
+    def _reap(self, timeout_s: float) -> bool:
+        """Wait for the exit with wait4, keeping the peak RSS of the process (and of the
+        descendants it reaped: the NVRTC helper, g++, the emulated program)."""
+        deadline = time.monotonic() + timeout_s
+        while self.proc.returncode is None:
+            try:
+                pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped by a concurrent Popen.wait
+                self.proc.wait()
+                break
+            if pid:
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+                self.peak_bytes = usage.ru_maxrss * 1024
+                break
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
 
     def close(self) -> None:
         """Shut down an unused (spare) process."""
