@@ -4,12 +4,18 @@ The language comes from `?lang=` (which the page then remembers in the
 `kdojo_lang` cookie), else from that cookie, else Korean. Strings live in
 `app/i18n_strings.py`; a key missing from a table is a bug that a test catches,
 and at run time it shows as the key itself rather than an error page.
+
+Plural forms, numbers and dates go through Babel (CLDR data): a string may be
+`{"one": …, "other": …}`, chosen by the locale's plural rule for `n`.
 """
 
 from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import Response
+
+from babel import Locale
+from babel.numbers import format_decimal
 
 from app.i18n_strings import STRINGS
 
@@ -44,13 +50,38 @@ def remember_lang(request: Request, response: Response) -> None:
         set_lang_cookie(response, asked)
 
 
+_LOCALES = {lang: Locale.parse(lang) for lang in LANGS}
+
+
+def plural_category(lang: str, count: object) -> str:
+    """CLDR plural category ("one", "other", …) of `count` in `lang` (Korean: always "other")."""
+    try:
+        return _LOCALES.get(lang, _LOCALES[DEFAULT_LANG]).plural_form(abs(float(count)))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "other"
+
+
+def pick(lang: str, entry: object, values: dict[str, object]) -> str:
+    """The text of a table entry: a plural dict is resolved by `n` (or the first number given)."""
+    if not isinstance(entry, dict):
+        return str(entry)
+    count = values.get("n", next((v for v in values.values() if isinstance(v, (int, float))), 0))
+    return entry.get(plural_category(lang, count)) or entry["other"]
+
+
 def translate(lang: str, key: str, **values: object) -> str:
     table = STRINGS.get(lang, STRINGS[DEFAULT_LANG])
-    text = table.get(key) or STRINGS[DEFAULT_LANG].get(key) or key
+    entry = table.get(key) or STRINGS[DEFAULT_LANG].get(key) or key
+    text = pick(lang if lang in LANGS else DEFAULT_LANG, entry, values)
     return text.format(**values) if values else text
 
 
-_JS_PREFIXES = ("bar.", "catalog.", "exercise.")
+def format_number(lang: str, value: float | int) -> str:
+    """A number in the reader's locale (grouping separators)."""
+    return format_decimal(value, locale=_LOCALES.get(lang, _LOCALES[DEFAULT_LANG]))
+
+
+_JS_PREFIXES = ("bar.", "catalog.", "exercise.", "error.")
 
 
 def track_title(lang: str, track_id: str) -> str:

@@ -1,13 +1,19 @@
 """The interface strings, Korean and English, one key each (a test checks both tables match).
 
-Keys starting with `js.` are handed to the browser scripts as JSON.
+Keys starting with `js.` are handed to the browser scripts as JSON. A value may be
+a dict of plural categories (see app/i18n_messages.py). The judge's messages,
+fault names and service error codes are in app/i18n_messages.py, merged below.
 """
 
 from __future__ import annotations
 
-KO: dict[str, str] = {
+from typing import Any
+
+from app.i18n_messages import MSG_EN, MSG_KO
+
+KO: dict[str, Any] = {
     "site.name": "Kernel Dojo",
-    "site.tagline": "브라우저에서 CUDA 커널을 쓰고, 진짜 GPU에서 채점받으세요.",
+    "site.tagline": "브라우저에서 CUDA 커널을 쓰고 바로 채점받으세요.",
     "nav.catalog": "레슨",
     "nav.me": "내 프로필",
     "nav.signin": "로그인",
@@ -66,6 +72,11 @@ KO: dict[str, str] = {
     "comments.post": "댓글 남기기",
     "comments.reply": "답글",
     "comments.notify": "답글 알림 (로그인 필요)",
+    "comments.notify_on": "내 댓글에 답글이 달리면 알림으로 알려 드립니다.",
+    "footer.gpu": "이 서버는 커널을 진짜 GPU에서 채점합니다.",
+    "footer.emu": "이 서버에는 GPU가 없어 커널을 CPU 에뮬레이터에서 채점합니다 (정확성만 확인하고 시간은 재지 않습니다).",
+    "footer.none": "이 서버에서는 지금 채점할 수 없습니다.",
+    "error.forbidden_title": "접근할 수 없습니다",
     "report.prompt": "이 페이지에서 버그를 발견하셨거나 피드백이 있으세요?",
     "report.link": "문제 신고",
     "report.placeholder": "무엇이 잘못되었나요? 어느 부분인지 알려주세요.",
@@ -103,6 +114,7 @@ KO: dict[str, str] = {
     "error.not_found": "페이지를 찾을 수 없습니다.",
     "error.back": "레슨 목록으로",
     "js.queued": "대기 중",
+    "js.running": "채점 중",
     "js.queued_pos": "대기 중 ({position}번째)",
     "js.compiling": "컴파일 중",
     "js.testing": "테스트 중 {index}/{total}",
@@ -140,9 +152,9 @@ KO: dict[str, str] = {
     "js.no_notifications": "새 알림이 없습니다.",
 }
 
-EN: dict[str, str] = {
+EN: dict[str, Any] = {
     "site.name": "Kernel Dojo",
-    "site.tagline": "Write CUDA kernels in the browser; get them judged on a real GPU.",
+    "site.tagline": "Write CUDA kernels in the browser and get them judged.",
     "nav.catalog": "Lessons",
     "nav.me": "Profile",
     "nav.signin": "Sign in",
@@ -154,7 +166,7 @@ EN: dict[str, str] = {
     "catalog.title": "Lessons",
     "track.foundations": "Foundations: from threads to tensor cores",
     "catalog.lesson_n": "Lesson {n:02d}",
-    "catalog.exercises": "{n} exercises",
+    "catalog.exercises": {"one": "{n} exercise", "other": "{n} exercises"},
     "catalog.done": "Done",
     "catalog.in_progress": "In progress",
     "catalog.not_started": "Not started",
@@ -194,13 +206,18 @@ EN: dict[str, str] = {
     "results.title": "Results",
     "results.idle": "Run or submit your code; the results appear here.",
     "results.attempts": "Your attempts",
-    "comments.title": "{n} comments",
+    "comments.title": {"one": "{n} comment", "other": "{n} comments"},
     "comments.empty": "No comments yet. Be the first.",
     "comments.signin": "Sign in to leave a comment.",
     "comments.placeholder": "A question or a thought (Markdown works)",
     "comments.post": "Post comment",
     "comments.reply": "Reply",
     "comments.notify": "Reply notifications (sign-in required)",
+    "comments.notify_on": "You get a notification when someone replies to your comment.",
+    "footer.gpu": "This server judges kernels on a real GPU.",
+    "footer.emu": "This server has no GPU: kernels are judged on the CPU emulator (correctness only, no timings).",
+    "footer.none": "This server cannot judge kernels right now.",
+    "error.forbidden_title": "Access denied",
     "report.prompt": "Found a bug on this page, or have feedback?",
     "report.link": "Report a problem",
     "report.placeholder": "What went wrong? Tell us where.",
@@ -238,6 +255,7 @@ EN: dict[str, str] = {
     "error.not_found": "Page not found.",
     "error.back": "Back to the lessons",
     "js.queued": "Queued",
+    "js.running": "Judging",
     "js.queued_pos": "Queued (position {position})",
     "js.compiling": "Compiling",
     "js.testing": "Testing {index}/{total}",
@@ -275,4 +293,6 @@ EN: dict[str, str] = {
     "js.no_notifications": "No notifications.",
 }
 
-STRINGS: dict[str, dict[str, str]] = {"ko": KO, "en": EN}
+KO.update(MSG_KO)
+EN.update(MSG_EN)
+STRINGS: dict[str, dict[str, Any]] = {"ko": KO, "en": EN}

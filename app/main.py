@@ -128,9 +128,15 @@ def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI
         log.warning("pages not available: %s", exc)
     else:
         app.include_router(pages_router)
+        from app.pages.errors import install as install_error_pages
+
+        install_error_pages(app)  # browsers get HTML error pages, API clients JSON (#13)
     return app
 
 
 async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ServiceError)
-    return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+    body = {"detail": exc.detail}
+    if exc.code:  # the pages show the error in the reader's language (#13)
+        body |= {"code": exc.code, "params": exc.params}
+    return JSONResponse(body, status_code=exc.status_code)

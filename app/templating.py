@@ -2,11 +2,15 @@
 
 - `t(key, **values)`: the interface string in the request's language,
 - `csrf_token(request)`: the double-submit token for forms and `<meta>`,
-- `static_url(path)`: `/static/<path>?v=<content hash>` so browsers may cache forever.
+- `static_url(path)`: `/static/<path>?v=<content hash>` so browsers may cache forever,
+- `utc_time(value)`: a `<time>` element, "2026-11-24 08:30 UTC" (labelled) until
+  `progress.js` shows it in the reader's time zone and language (Intl),
+- `number(value)`: a number in the page's locale (Babel).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import hashlib
 from pathlib import Path
@@ -14,8 +18,9 @@ from typing import Any
 
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
+from markupsafe import Markup, escape
 
-from app.i18n import DEFAULT_LANG, track_title, translate
+from app.i18n import DEFAULT_LANG, format_number, track_title, translate
 from app.security.csrf import csrf_token
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -33,6 +38,22 @@ def _track_title(context: Any, track_id: str) -> str:
     return track_title(context.get("lang") or DEFAULT_LANG, track_id)
 
 
+def utc_time(value: dt.datetime | str | None) -> Markup:
+    """`<time datetime="…Z">YYYY-MM-DD HH:MM UTC</time>`; naive values are UTC (as stored)."""
+    if value is None or value == "":
+        return Markup("")
+    when = dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+    if when.tzinfo is not None:
+        when = when.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    iso = when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Markup('<time datetime="{}">{} UTC</time>').format(escape(iso), when.strftime("%Y-%m-%d %H:%M"))
+
+
+@pass_context
+def _number(context: Any, value: float | int) -> str:
+    return format_number(context.get("lang") or DEFAULT_LANG, value)
+
+
 @functools.cache
 def static_url(path: str) -> str:
     try:
@@ -43,4 +64,5 @@ def static_url(path: str) -> str:
 
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
-templates.env.globals.update(t=_t, track_title=_track_title, csrf_token=csrf_token, static_url=static_url)
+templates.env.globals.update(t=_t, track_title=_track_title, csrf_token=csrf_token, static_url=static_url,
+                             utc_time=utc_time, number=_number)

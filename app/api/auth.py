@@ -65,7 +65,8 @@ def _failed(exc: ServiceError, as_json: bool, page: str, fields: dict[str, Any])
     which shows `error` and keeps the e-mail typed so far."""
     if as_json:
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
-    query = urlencode({"error": exc.detail, "email": str(fields.get("email", ""))[:320],
+    # only a code: the page shows its own translated text, never text from the link (#13)
+    query = urlencode({"error": exc.code or "unknown", "email": str(fields.get("email", ""))[:320],
                        "next": safe_next(fields.get("next"))})
     return RedirectResponse(f"{page}?{query}", status_code=303)
 

@@ -18,9 +18,28 @@ def safe_next(value: str | None) -> str:
     return value
 
 
+# `?error=` carries a code only (app/api/auth.py); the page shows its own
+# translated text, so a crafted link cannot put words on the page (#13).
+AUTH_ERRORS = ("invalid_email", "password_short", "display_name_long", "email_taken", "signin_failed",
+               "signin_limit", "unknown")
+
+
+def error_text(lang: str, code: str | None) -> str:
+    """The translated message for an error code; an unknown code gets the generic one."""
+    if not code:
+        return ""
+    from app.i18n import translate
+    from app.security.passwords import MIN_PASSWORD_LENGTH
+
+    params = {"password_short": {"min": MIN_PASSWORD_LENGTH}, "display_name_long": {"max": 64}}
+    code = code if code in AUTH_ERRORS else "unknown"
+    return translate(lang, f"error.{code}", **params.get(code, {}))
+
+
 def _auth_page(template: str, request: Request, session, user, catalog, next_path: str | None) -> HTMLResponse:
     context = base_context(request, session, user, catalog)
-    context.update(next_path=safe_next(next_path), error=request.query_params.get("error", ""),
+    context.update(next_path=safe_next(next_path),
+                   error=error_text(context["lang"], request.query_params.get("error")),
                    email=request.query_params.get("email", ""))
     return render(request, template, context)
 

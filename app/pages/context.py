@@ -35,7 +35,10 @@ def lessons_table(catalog: Any) -> dict[str, dict[str, Any]]:
 def base_context(request: Request, session: Any, user: Any, catalog: Any) -> dict[str, Any]:
     lang = request_lang(request)
     summary = learner_summary(session, user, catalog)
+    backend = getattr(request.app.state, "judge_backend", (None, ""))[0]
     return {
+        # the footer says where kernels are judged, truthfully (#13)
+        "judge_on": {"cuda": "gpu", "emu": "emu"}.get(backend or "", "none"),
         "unread_notifications": unread_count(session, user) if user is not None else 0,
         "request": request,
         "lang": lang,
@@ -55,9 +58,12 @@ def base_context(request: Request, session: Any, user: Any, catalog: Any) -> dic
     }
 
 
-def not_found(request: Request, context: dict[str, Any], message: str) -> HTMLResponse:
-    """A 404 as a page in the learner's language (the JSON API answers its own 404s)."""
-    return render(request, "error.html", context | {"message": message}, status_code=404)
+def not_found(request: Request, context: dict[str, Any], message: str = "") -> HTMLResponse:
+    """A 404 as a page in the learner's language (the JSON API answers its own 404s).
+    `message` is shown under the title: only text in the reader's language."""
+    return render(request, "error.html", context | {"message": message, "status": 404,
+                                                      "error_title_key": "error.not_found"},
+                  status_code=404)
 
 
 def render(request: Request, name: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:

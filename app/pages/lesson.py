@@ -83,7 +83,7 @@ def lesson_page(
     since = anon_cache.generation(request.app)  # before anything that goes into the page is read
     context = base_context(request, session, user, catalog)
     if lesson is None or not visible(lesson, user):  # a draft is not there for learners
-        return not_found(request, context, f"There is no lesson {lesson_id!r}.")
+        return not_found(request, context)
     lang = context["lang"]
     solved = set(context["summary"].completed_exercise_ids)
     prev_lesson, next_lesson, position, total = neighbours(catalog, lesson, user)

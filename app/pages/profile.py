@@ -43,7 +43,7 @@ def leaderboard_page(
     exercise = catalog.exercises.get(exercise_id)
     context = base_context(request, session, user, catalog)
     if exercise is None:
-        return not_found(request, context, f"There is no exercise {exercise_id!r}.")
+        return not_found(request, context)
     lang = context["lang"]
     rows = submissions.leaderboard(session, exercise_id)
     groups: dict[str | None, list[dict[str, Any]]] = {}

@@ -1,4 +1,8 @@
-"""Errors a service raises for a person to read; the API turns them into JSON."""
+"""Errors a service raises for a person to read; the API turns them into JSON.
+
+`code` (and its `params`) name the error for the pages, which show it in the
+reader's language (`error.<code>` in app/i18n_strings.py); `detail` stays the
+English text for API clients (issue #13)."""
 
 from __future__ import annotations
 
@@ -6,9 +10,11 @@ from __future__ import annotations
 class ServiceError(Exception):
     status_code = 400
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, code: str = "", **params: object) -> None:
         super().__init__(detail)
         self.detail = detail
+        self.code = code
+        self.params = params
 
 
 class Invalid(ServiceError):

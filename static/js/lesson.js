@@ -27,17 +27,26 @@
     }));
   }
 
+  // Hints are revealed one at a time; how many were revealed is kept per
+  // exercise in localStorage, so a reload shows the same hints.
   function setupHints(section) {
     const box = section.querySelector(".hints");
     if (!box) return;
     const button = box.querySelector(".show-hint");
     const hints = Array.from(box.querySelectorAll(".hint"));
-    button.addEventListener("click", () => {
-      const next = hints.find((h) => h.hidden);
-      if (next) next.hidden = false;
+    const key = "kdojo.hints." + section.dataset.exerciseId;
+    const reveal = (count) => {
+      hints.forEach((h, i) => { if (i < count) h.hidden = false; });
       const shown = hints.filter((h) => !h.hidden).length;
       if (shown >= hints.length) { button.hidden = true; box.querySelector(".hints-done").hidden = false; }
       else button.textContent = K.fmt(button.dataset.label, { n: shown + 1 });
+      return shown;
+    };
+    const saved = Number(localStorage.getItem(key)) || 0;
+    if (saved > 0) reveal(saved);
+    button.addEventListener("click", () => {
+      const shown = reveal(hints.filter((h) => !h.hidden).length + 1);
+      try { localStorage.setItem(key, String(shown)); } catch (e) { /* private mode: not kept */ }
     });
   }
 
@@ -106,9 +115,11 @@
     follow(id) {
       return new Promise((resolve) => {
         const source = new EventSource(`/api/submissions/${id}/events`);
-        for (const kind of ["queued", "compiling", "testing", "benchmarking"]) {
+        for (const kind of ["queued", "compiling", "test_start", "testing", "benchmarking"]) {
           source.addEventListener(kind, (e) => this.panel.stage(kind, JSON.parse(e.data || "{}")));
         }
+        // The verdict, before the benchmark has run (issue #13).
+        source.addEventListener("tested", (e) => this.panel.tested(JSON.parse(e.data || "{}")));
         source.addEventListener("done", async () => {
           source.close();
           this.panel.stage("done", {});
@@ -120,9 +131,11 @@
 
     async finish(id) {
       const sub = await K.api("GET", `/api/submissions/${id}`);
-      this.panel.final(sub, this.view);
+      // A signed-out pass is kept in this browser: say so, with the XP it will bring.
+      const localXp = sub.verdict === "accepted" && sub.mode === "submit" && !K.page.signedIn ? this.xp : 0;
+      this.panel.final(sub, this.view, { localXp });
       if (sub.verdict === "accepted") {
-        if (sub.mode === "submit" && !K.page.signedIn) K.recordLocalPass(this.id, this.xp);
+        if (localXp) K.recordLocalPass(this.id, this.xp);
         await this.revealReference(id);
       }
       await K.refresh();
@@ -146,28 +159,65 @@
     }
   }
 
-  function nearestAnchor() {
-    const headings = Array.from(document.querySelectorAll(".lesson-body [id]"));
-    let best = "";
-    for (const h of headings) if (h.getBoundingClientRect().top < 120) best = h.id;
-    return location.hash ? location.hash.slice(1) : best;
+  // The heading of the section the reader was looking at: the last heading above
+  // the middle of the screen, remembered while they scroll (opening the report
+  // form at the bottom of the page must not change it).
+  let readingAnchor = "";
+  function trackReading() {
+    const headings = Array.from(document.querySelectorAll(".lesson-body h1[id], .lesson-body h2[id], .lesson-body h3[id], .lesson-body h4[id], .exercise[id]"));
+    const report = document.getElementById("report");
+    const update = () => {
+      if (report && report.getBoundingClientRect().top < window.innerHeight * 0.9) return;  // at the form itself
+      const middle = window.innerHeight / 2;
+      let best = "";
+      for (const h of headings) if (h.getBoundingClientRect().top < middle) best = h.id;
+      readingAnchor = best;
+    };
+    update();
+    window.addEventListener("scroll", update, { passive: true });
+  }
+
+  function headingText(id) {
+    const node = id && document.getElementById(id);
+    if (!node) return S.report_top;
+    const title = node.matches(".exercise") ? node.querySelector("h2") : node;
+    return (title.firstChild && title.firstChild.textContent || title.textContent).replace(/#\s*$/, "").trim();
   }
 
   function setupReport() {
     const form = document.querySelector(".report-form");
     if (!form) return;
+    trackReading();
+    const preview = form.querySelector(".report-preview");
+    const showPreview = () => {
+      if (!preview) return;
+      preview.replaceChildren();
+      const add = (text) => { const li = document.createElement("li"); li.textContent = text; preview.append(li); };
+      add(K.fmt(S.report_section, { section: headingText(readingAnchor) }));
+      add(lastSubmissionId ? K.fmt(S.report_submission, { id: lastSubmissionId }) : S.report_no_submission);
+      add(location.pathname);
+    };
+    const details = form.closest("details");
+    if (details) details.addEventListener("toggle", showPreview);
+    form.addEventListener("focusin", showPreview);
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
       const status = form.querySelector(".report-status");
       try {
         await K.api("POST", "/api/bug-reports", {
-          lesson_id: form.dataset.lessonId, anchor: nearestAnchor(), submission_id: lastSubmissionId,
+          lesson_id: form.dataset.lessonId, anchor: readingAnchor, submission_id: lastSubmissionId,
           message: form.elements.message.value,
         });
         form.elements.message.value = "";
         status.textContent = S.sent;
       } catch (err) { status.textContent = err.message || S.network_error; }
     });
+  }
+
+  function recount() {
+    const title = document.getElementById("comments-title");
+    const n = document.querySelectorAll("#comment-list li.comment").length;
+    if (title) { title.textContent = K.fmt(S.comments_count, { n }); title.dataset.count = String(n); }
   }
 
   function setupComments() {
@@ -184,6 +234,8 @@
         form.elements.parent_id.value = "";
         status.textContent = "";
         document.body.dispatchEvent(new CustomEvent("kdojo:comments-changed"));
+        // the title's count follows the list htmx reloads (issue #13)
+        document.body.addEventListener("htmx:afterSwap", recount, { once: true });
       } catch (err) { status.textContent = err.message || S.network_error; }
     });
     document.getElementById("comments").addEventListener("click", (e) => {

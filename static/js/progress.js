@@ -6,7 +6,15 @@
   const page = JSON.parse(document.getElementById("page-data").textContent);
   const S = page.strings;
 
+  // A string, or {one, other, …} chosen by the language's plural rule for `n`
+  // (or the first number given), like app.i18n.translate with Babel.
+  const plurals = new Intl.PluralRules(page.lang);
   function fmt(template, values) {
+    values = values || {};
+    if (template && typeof template === "object") {
+      const count = "n" in values ? values.n : Object.values(values).find((v) => typeof v === "number");
+      template = template[plurals.select(Number(count) || 0)] || template.other;
+    }
     return String(template || "").replace(/\{(\w+)(?::0?(\d+)d)?\}/g, (m, name, width) => {
       if (!(name in values)) return m;
       const v = String(values[name]);
@@ -27,8 +35,13 @@
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
     if (!res.ok) {
-      const err = new Error((data && data.detail) || res.statusText);
+      // A service error with a code is shown in the reader's language (error.<code>).
+      const code = data && data.code;
+      const known = code && S["error." + code];
+      const detail = data && typeof data.detail === "string" ? data.detail : res.statusText;
+      const err = new Error(known ? fmt(known, data.params || {}) : detail);
       err.status = res.status;
+      err.code = code || null;
       throw err;
     }
     return data;
@@ -137,10 +150,29 @@
     return true;
   }
 
-  window.KDojo = { page, S, fmt, api, csrf, refresh, recordLocalPass, summaryFromLocal, loadLocal };
+  // <time datetime="…Z"> elements: shown in the reader's time zone and language,
+  // labelled with the zone (the server renders UTC, labelled "UTC", without JS).
+  function localTimes(root) {
+    const format = new Intl.DateTimeFormat(page.lang, {
+      year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", timeZoneName: "short",
+    });
+    (root || document).querySelectorAll("time[datetime]").forEach((node) => {
+      if (node.dataset.local) return;
+      const iso = node.getAttribute("datetime");
+      const when = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : iso + "Z");
+      if (Number.isNaN(when.getTime())) return;
+      node.textContent = format.format(when);
+      node.title = S.time_zone ? S.time_zone + " · " + iso : iso;
+      node.dataset.local = "1";
+    });
+  }
+
+  window.KDojo = { page, S, fmt, api, csrf, refresh, recordLocalPass, summaryFromLocal, loadLocal, localTimes };
 
   document.addEventListener("DOMContentLoaded", async () => {
     try {
+      localTimes(document);
+      document.body.addEventListener("htmx:afterSwap", (e) => localTimes(e.target));
       try { await mergeIfSignedIn(); } catch (e) { console.warn("progress merge failed:", e.message); }
       if (!page.signedIn || document.getElementById("learner-bar")) await refresh();
     } finally {

@@ -16,6 +16,33 @@
 
   function show(node, yes) { node.hidden = !yes; return node; }
 
+  // A judge message in the reader's language from its code and parameters
+  // (docs/judge.md); the English `message` when the code is unknown here.
+  // `tests` lets "first: …" use the failing case's own translated message.
+  function message(holder, tests) {
+    const code = holder && holder.message_code;
+    const p = Object.assign({}, (holder && holder.message_params) || {});
+    const fallback = (holder && holder.message) || "";
+    if (!code) return fallback;
+    let key = "msg." + code;
+    if (code === "tests_failed" || code === "case_failed") {
+      const first = (tests || []).find((t) => t.name === p.case);
+      if (!first) return fallback;
+      p.first = p.case + ": " + message(first);
+    } else if ((code === "compile_failed" || code === "rejected") && p.line) key += "_at";
+    else if (code === "mismatch") p.never = p.never_written ? S["msg.never_written"] : "";
+    else if (code === "fault") p.name = S["fault." + p.name] || p.name;
+    else if (code === "wrote_outside") {
+      const parts = [];
+      if (p.before) parts.push(K.fmt(S["msg.wrote_before"], p));
+      if (p.after) parts.push(K.fmt(S["msg.wrote_after"], p));
+      p.parts = parts.join(", ");
+    }
+    return S[key] ? K.fmt(S[key], p) : fallback;
+  }
+
+  function verdictName(v) { return S["verdict." + v] || v; }
+
   class Panel {
     constructor(root) {
       this.root = root;
@@ -26,6 +53,9 @@
     }
 
     reset() {
+      this.started = performance.now();
+      this.stopClock();
+      this.clock = setInterval(() => this.tick(), 100);
       show(this.parts["results-idle"], false);
       for (const name of ["verdict", "compile-errors", "tests", "diagnostics", "bench"]) {
         this.parts[name].replaceChildren(); show(this.parts[name], false);
@@ -34,9 +64,18 @@
       this.root.dataset.state = "running";
     }
 
+    stopClock() { if (this.clock) clearInterval(this.clock); this.clock = null; }
+
+    // Seconds since submit on the running stage, so a long test shows as one.
+    tick() {
+      const active = this.parts.stages.querySelector("li.active .elapsed");
+      if (active) active.textContent = " · " + K.fmt(S.elapsed, { s: ((performance.now() - this.started) / 1000).toFixed(1) });
+    }
+
     stage(kind, data) {
       const list = this.parts.stages;
       let text;
+      if (kind === "test_start") kind = "testing";
       if (kind === "queued") text = data && data.position ? K.fmt(S.queued_pos, data) : S.queued;
       // The judge counts from 0; learners count from 1.
       else if (kind === "testing") text = K.fmt(S.testing, { index: data.index + 1, total: data.total });
@@ -48,9 +87,21 @@
         item = el("li", { "data-stage": kind, class: "active" });
         list.append(item);
       }
-      item.textContent = text;
+      item.replaceChildren(el("span", { class: "stage-name", text }), el("span", { class: "elapsed" }));
+      this.tick();
       if (kind === "testing" && data && data.test) this.testRow(data.test);
-      if (kind === "done") item.classList.replace("active", "finished");
+      if (kind === "done") { item.classList.replace("active", "finished"); this.stopClock(); }
+    }
+
+    // The verdict as soon as the tests end (the benchmark may still be running).
+    tested(data) {
+      const v = show(this.parts.verdict, true);
+      v.className = "verdict verdict-" + data.verdict;
+      const tests = Array.from(this.parts.tests.children).map((li) => li.test).filter(Boolean);
+      v.replaceChildren(el("strong", { class: "verdict-name", text: verdictName(data.verdict) }));
+      const text = message(data, tests);
+      if (text) v.append(el("span", { class: "verdict-message", text: " — " + text }));
+      this.root.dataset.verdict = data.verdict;
     }
 
     testRow(test) {
@@ -59,7 +110,8 @@
       const row = el("li", { class: "test " + (ok ? "pass" : "fail"), "data-status": test.status },
         el("span", { class: "test-status", text: S[test.status] || test.status }),
         el("span", { class: "test-name", text: test.name }));
-      if (test.message) row.append(el("pre", { class: "test-message", text: test.message }));
+      if (test.message) row.append(el("pre", { class: "test-message", text: message(test) }));
+      row.test = test;
       if (test.output) row.append(el("details", {}, el("summary", { text: S.output }), el("pre", { text: test.output })));
       const existing = Array.from(list.children).find((li) => li.dataset.name === test.name);
       row.dataset.name = test.name;
@@ -67,16 +119,20 @@
     }
 
     // The stored v1 document, once the verdict is in.
-    final(sub, editorView) {
+    final(sub, editorView, extra) {
       const result = sub.result || {};
       const verdict = sub.verdict || result.verdict || "internal_error";
+      this.stopClock();
       this.root.dataset.state = "done";
       this.root.dataset.verdict = verdict;
       const v = show(this.parts.verdict, true);
       v.className = "verdict verdict-" + verdict;
-      v.replaceChildren(el("strong", { class: "verdict-name", text: S["verdict." + verdict] || verdict }));
-      if (result.message) v.append(el("span", { class: "verdict-message", text: " — " + result.message }));
+      v.replaceChildren(el("strong", { class: "verdict-name", text: verdictName(verdict) }));
+      const text = message(result, result.tests);
+      if (text) v.append(el("span", { class: "verdict-message", text: " — " + text }));
       if (sub.xp_awarded) v.append(el("span", { class: "xp-awarded", text: " " + K.fmt(S.xp_awarded, { xp: sub.xp_awarded }) }));
+      else if (extra && extra.localXp) v.append(el("span", { class: "xp-awarded xp-local", text: " " + K.fmt(S.xp_local, { xp: extra.localXp }) }));
+      if (sub.mode === "run" && verdict === "accepted") v.append(el("p", { class: "run-note", text: S.run_not_counted }));
       const titles = K.page.achievementTitles || {};
       for (const a of sub.achievements || []) v.append(el("p", { class: "achievement", text: K.fmt(S.achievement, { name: titles[a] || a }) }));
       this.parts.tests.replaceChildren();
@@ -91,15 +147,21 @@
       if (editorView && window.KDojoEditor) window.KDojoEditor.showDiagnostics(editorView, diags);
       if (!compile || (compile.ok && !diags.length)) return;
       const box = show(this.parts["compile-errors"], true);
-      box.replaceChildren(el("h4", { text: S.compile_errors }));
-      const list = el("ul");
-      for (const d of diags) {
-        list.append(el("li", { class: "diag " + (d.severity || "error") },
-          el("span", { class: "diag-line", text: K.fmt(S.line, { line: d.line }) + (d.column ? ":" + d.column : "") }),
-          " ", el("span", { text: d.message })));
+      box.replaceChildren();
+      // Errors under "Compile errors", warnings and remarks under their own title.
+      const errors = diags.filter((d) => (d.severity || "error") === "error");
+      const warnings = diags.filter((d) => (d.severity || "error") !== "error");
+      for (const [title, items, cls] of [[S.compile_errors, errors, "errors"], [S.warnings, warnings, "warnings"]]) {
+        if (!items.length && !(cls === "errors" && !compile.ok)) continue;
+        const list = el("ul");
+        for (const d of items) {
+          list.append(el("li", { class: "diag " + (d.severity || "error") },
+            el("span", { class: "diag-line", text: K.fmt(S.line, { line: d.line }) + (d.column ? ":" + d.column : "") }),
+            " ", el("span", { text: d.message })));
+        }
+        box.append(el("section", { class: "diag-group " + cls }, el("h4", { text: title }), list));
       }
-      box.append(list);
-      if (compile.log) box.append(el("details", {}, el("summary", { text: "log" }), el("pre", { text: compile.log })));
+      if (compile.log) box.append(el("details", {}, el("summary", { text: S.log }), el("pre", { text: compile.log })));
     }
 
     diagnostics(items) {
@@ -155,17 +217,17 @@
       chart.replaceChildren();
       const ordered = rows.slice().reverse();
       const list = el("ol", { class: "attempt-list" });
-      ordered.forEach((r, i) => list.append(el("li", { class: "verdict-" + (r.verdict || r.status) },
-        K.fmt(S.attempt, { n: i + 1 }) + " · " + r.mode + " · " + (r.verdict || r.status) + (r.geomean_ms ? " · " + r.geomean_ms.toPrecision(3) + " ms" : ""))));
+      ordered.forEach((r, i) => list.append(el("li", { class: "verdict-" + (r.verdict || r.status), "data-verdict": r.verdict || r.status },
+        K.fmt(S.attempt, { n: i + 1 }) + " · " + (S["mode." + r.mode] || r.mode) + " · " + (r.verdict ? verdictName(r.verdict) : (S[r.status] || r.status)) + (r.geomean_ms ? " · " + r.geomean_ms.toPrecision(3) + " ms" : ""))));
       const timed = ordered.map((r, i) => [i + 1, r.geomean_ms]).filter((p) => p[1]);
       if (timed.length >= 2 && window.uPlot) {
         const opts = { width: Math.min(chart.clientWidth || 480, 640), height: 180, scales: { x: { time: false } },
-          series: [{ label: "#" }, { label: "ms", stroke: "#4b7bec", points: { show: true } }] };
+          series: [{ label: S.chart_attempt }, { label: S.chart_ms, stroke: "#4b7bec", points: { show: true } }] };
         new window.uPlot(opts, [timed.map((p) => p[0]), timed.map((p) => p[1])], chart);
       }
       chart.append(list);
     }
   }
 
-  window.KDojoResults = { Panel };
+  window.KDojoResults = { Panel, message };
 })();

@@ -6,19 +6,59 @@ import re
 import string
 from pathlib import Path
 
+import pytest
+from babel import Locale
+
 from app.i18n import js_strings, translate
 from app.i18n_strings import EN, KO
+from kernels.result import MESSAGE_CODES
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 JS = Path(__file__).resolve().parents[2] / "static" / "js"
 
 
+def _forms(value: object) -> list[str]:
+    return list(value.values()) if isinstance(value, dict) else [value]  # type: ignore[arg-type]
+
+
+def _fields(value: object) -> set[str]:
+    return {f for form in _forms(value) for _, f, _, _ in string.Formatter().parse(form) if f}
+
+
 def test_both_languages_have_the_same_keys_and_placeholders() -> None:
-    assert set(KO) == set(EN)
+    assert sorted(set(KO) - set(EN)) == [] and sorted(set(EN) - set(KO)) == []
     for key in KO:
-        ko_fields = {f for _, f, _, _ in string.Formatter().parse(KO[key]) if f}
-        en_fields = {f for _, f, _, _ in string.Formatter().parse(EN[key]) if f}
-        assert ko_fields == en_fields, key
+        assert _fields(KO[key]) == _fields(EN[key]), key
+
+
+@pytest.mark.parametrize("lang, table", [("ko", KO), ("en", EN)])
+def test_plural_entries_cover_the_languages_plural_forms(lang: str, table: dict) -> None:
+    """A plural entry has every CLDR category its language uses (Babel's data) and nothing else."""
+    categories = set(Locale.parse(lang).plural_form.tags) | {"other"}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            assert set(value) == categories, (lang, key, sorted(categories))
+
+
+def test_plural_forms_and_numbers_follow_the_language() -> None:
+    assert translate("en", "catalog.exercises", n=1) == "1 exercise"
+    assert translate("en", "catalog.exercises", n=3) == "3 exercises"
+    assert translate("ko", "catalog.exercises", n=1) == "연습 1개"
+    from app.i18n import format_number
+
+    assert format_number("en", 12345) == "12,345" and format_number("ko", 1234.5) == "1,234.5"
+
+
+def test_every_judge_message_code_and_fault_name_has_both_languages() -> None:
+    for code in MESSAGE_CODES:
+        assert f"js.msg.{code}" in KO and f"js.msg.{code}" in EN, code
+    for fault in ("out-of-bounds read", "out-of-bounds write", "data race", "deadlock", "time limit exceeded"):
+        assert f"js.fault.{fault}" in KO, fault
+    # no English left in the Korean judge messages (ASCII words besides placeholders and ids)
+    for key, value in KO.items():
+        if key.startswith(("js.msg.", "js.fault.", "error.")):
+            words = re.findall(r"[A-Za-z]{3,}", re.sub(r"\{[a-z_]+\}|__trap|Run|Submit|XP|GPU", "", str(value)))
+            assert words == [], (key, words)
 
 
 def test_every_key_used_by_a_template_exists() -> None:
@@ -38,6 +78,7 @@ def test_every_string_the_scripts_use_exists() -> None:
     for path in JS.glob("*.js"):
         text = path.read_text()
         used |= set(re.findall(r"\bS\.([a-z_]+)\b", text))
+        used |= {"msg." + code for code in re.findall(r'"msg\.([a-z_]+)"', text)}
         used |= set(re.findall(r'S\["([a-z_.]+)"\]', text))
     strings = js_strings("en")
     assert used and sorted(used - set(strings)) == []

@@ -106,7 +106,7 @@ def test_bad_language_falls_back_to_korean(client: TestClient) -> None:
 def test_unknown_lesson_and_exercise_are_404_pages(client: TestClient) -> None:
     lesson = client.get("/lessons/no-such-lesson")
     assert lesson.status_code == 404 and lesson.headers["content-type"].startswith("text/html")
-    assert "페이지를 찾을 수 없습니다." in lesson.text and "There is no lesson &#39;no-such-lesson&#39;." in lesson.text
+    assert "페이지를 찾을 수 없습니다." in lesson.text and "There is no" not in lesson.text
     board = client.get("/exercises/no.such/leaderboard?lang=en")
     assert board.status_code == 404 and "Page not found." in board.text
 
@@ -137,8 +137,19 @@ def test_signin_page_refuses_an_offsite_next(client: TestClient) -> None:
 
 
 def test_signin_page_shows_the_backend_error(client: TestClient) -> None:
-    html = client.get("/signin?error=Wrong+e-mail+or+password.&email=a%40b.c").text
-    assert 'role="alert">Wrong e-mail or password.</p>' in html and 'value="a@b.c"' in html
+    html = client.get("/signin?error=signin_failed&email=a%40b.c").text
+    assert 'role="alert">이메일 또는 비밀번호가 맞지 않습니다.</p>' in html and 'value="a@b.c"' in html
+    english = client.get("/signin?error=password_short&lang=en").text
+    assert 'role="alert">The password must be at least 8 characters.</p>' in english
+
+
+def test_signin_error_text_from_a_link_is_never_shown(client: TestClient) -> None:
+    """`?error=` is a code: any other text gets the generic message, never itself (#13)."""
+    html = client.get("/signin?error=Your+account+is+locked.+Call+555-0100&lang=en").text
+    # the link's own query may stay in hrefs (the language switch keeps it); never as text
+    visible = re.sub(r"<[^>]+>", " ", re.sub(r"<script.*?</script>", "", html, flags=re.S))
+    assert "555-0100" not in visible and "account is locked" not in visible
+    assert 'role="alert">The request could not be completed. Please try again.</p>' in html
 
 
 def test_profile_asks_anonymous_learners_to_sign_in(client: TestClient) -> None:
