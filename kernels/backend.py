@@ -59,11 +59,15 @@ class BuildError(Exception):
     """The source did not build. `diagnostics` point at learner lines; `log` is the
     raw (already sanitised) compiler log."""
 
-    def __init__(self, diagnostics: list[Diagnostic], log: str = "") -> None:
+    def __init__(self, diagnostics: list[Diagnostic], log: str = "", *, needs_gpu: str = "") -> None:
         first = diagnostics[0].message if diagnostics else (log.strip().splitlines() or ["build failed"])[0]
         super().__init__(first)
         self.diagnostics = list(diagnostics)
         self.log = log
+        # The feature (e.g. "CUB") a backend cannot run though the source is valid
+        # CUDA: the verdict is `rejected` with message code `needs_gpu`, not a compile error.
+        self.needs_gpu = needs_gpu
+        self.status = "rejected" if needs_gpu else "compile_error"
 
 
 class RuntimeFault(Exception):

@@ -58,15 +58,25 @@ def candidate_paths() -> list[Path]:
     return paths
 
 
+# Our own small headers for what NVRTC lacks (<cstdint>, <cfloat>, <cmath>'s
+# constants, a CUB umbrella without host code …; docs/judge.md "Headers"),
+# searched first. PRELUDE is pre-included in every compile (`uint`).
+SHIM_DIR = Path(__file__).resolve().parent / "nvrtc_headers"
+PRELUDE = "kdojo_prelude.h"
+
+
 def _include_dirs(lib_path: Path) -> tuple[Path, ...]:
-    # NVRTC carries cuda_fp16.h/cuda_bf16.h built in; cooperative_groups.h and
-    # mma.h come from a CUDA toolkit's include folder when one is installed.
-    candidates = [lib_path.resolve().parent.parent / "include"]
+    # cuda_fp16.h, cooperative_groups.h and mma.h come from a CUDA toolkit's
+    # include folder (or a wheel's) when one is installed; cuda/std/* and CUB
+    # from CCCL: the pinned `nvidia-cuda-cccl` wheel (nvidia/cu13/include/cccl)
+    # first, else the toolkit's.
+    wheel_include = lib_path.resolve().parent.parent / "include"
+    candidates = [wheel_include]
     candidates += [Path(root, "include") for root in
                    filter(None, [os.environ.get("CUDA_PATH"), "/usr/local/cuda"])]
     found = [p for p in candidates if (p / "cooperative_groups.h").is_file()]
-    found += [p / "cccl" for p in found if (p / "cccl").is_dir()]  # cuda/std/*, needed by cg
-    return tuple(dict.fromkeys(found))
+    cccl = [p / "cccl" for p in [wheel_include, *found] if (p / "cccl" / "cuda" / "std").is_dir()]
+    return tuple(dict.fromkeys([SHIM_DIR, *found, *cccl[:1]]))
 
 
 def _preload_builtins(lib_path: Path) -> None:
@@ -129,6 +139,7 @@ def compile_program(source: str, name: str, options: list[str]) -> NvrtcOutput:
     _ok(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0, None, None))
     try:
         opts = [o.encode() for o in options] + [f"-I{d}".encode() for d in nv.include_dirs]
+        opts.append(f"--pre-include={PRELUDE}".encode())
         array = (ctypes.c_char_p * len(opts))(*opts)
         status = lib.nvrtcCompileProgram(prog, len(opts), array)
         log = _read(lib, prog, "nvrtcGetProgramLogSize", "nvrtcGetProgramLog").decode("utf-8", "replace")

@@ -28,6 +28,7 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "compile_failed": ("line", "detail"),  # line 0: the compiler named none
     "compile_failed_plain": (),
     "rejected": ("line", "detail"),
+    "needs_gpu": ("line", "feature"),  # valid CUDA the emulator does not run (CUB …): verdict rejected
     "compile_timeout": ("seconds",),
     "bench_timeout": ("seconds",),
     "bench_wrong": ("case", "detail"),

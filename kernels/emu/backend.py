@@ -99,7 +99,8 @@ class EmuBackend:
         try:
             learner = prepare(source)
         except SourceError as exc:
-            raise BuildError([Diagnostic(exc.line, 0, "error", exc.message)], exc.message) from None
+            raise BuildError([Diagnostic(exc.line, 0, "error", exc.message)], exc.message,
+                             needs_gpu=exc.feature if exc.kind == "unsupported" else "") from None
         names = _kernel_names(exercise)
         tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names)
         try:

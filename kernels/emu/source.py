@@ -23,22 +23,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kernels.includes import ALLOWED_HEADERS, CUB_HEADERS
+
 MAX_SOURCE_BYTES = 256 * 1024
 
-# Headers a kernel may include; the runtime already provides all of them.
-ALLOWED_INCLUDES = frozenset({
-    "cuda_runtime.h", "cuda.h", "device_launch_parameters.h", "cuda_fp16.h", "cuda_bf16.h",
-    "stdint.h", "cstdint", "stddef.h", "cstddef", "math.h", "cmath", "float.h", "cfloat",
-    "limits.h", "climits", "math_constants.h", "mma.h",
-})
+# Headers a kernel may include; the runtime already provides all of them
+# (the same list as NVRTC's, kernels/includes.py, less CUB).
+ALLOWED_INCLUDES = (ALLOWED_HEADERS - CUB_HEADERS) | frozenset({"cstdint", "stddef.h"})
 # Allowed headers whose contents are not always visible: the line becomes the
 # runtime's version of it (the others are provided by the runtime anyway).
 _RUNTIME_HEADERS = {"math_constants.h": '#include "kdojo_mconst.h"'}  # 25 characters: the
 # shortest directive naming math_constants.h has 26
-# Headers NVRTC accepts that the emulator does not implement.
-UNSUPPORTED_INCLUDES = frozenset({
-    "cooperative_groups.h", "cuda_pipeline.h", "cuda_awbarrier.h", "cuda/barrier",
-    "cuda/pipeline", "cub/cub.cuh", "cuda_fp8.h",
+# Headers NVRTC accepts that the emulator does not implement: the kernel needs a GPU.
+UNSUPPORTED_INCLUDES = CUB_HEADERS | frozenset({
+    "cuda_pipeline.h", "cuda_awbarrier.h", "cuda/barrier", "cuda/pipeline", "cuda_fp8.h",
 })
 _ALLOWED_DIRECTIVES = frozenset({"define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif",
                                  "error", "warning", "pragma", "include", ""})
@@ -53,15 +51,10 @@ _ALLOWED_STD_ATTRIBUTES = frozenset({"likely", "unlikely", "maybe_unused", "nodi
                                      "noreturn", "deprecated"})
 # The learner's text goes here; `unsupported` names CUDA features the emulator lacks.
 UNSUPPORTED_FEATURES = {
-    "cooperative_groups": "cooperative groups", "asm": "inline PTX assembly (asm)",
+    "asm": "inline PTX assembly (asm)",
     "__asm__": "inline PTX assembly (__asm__)", "__asm": "inline PTX assembly (__asm)",
     "__cvta_generic_to_shared": "__cvta_generic_to_shared",
-    "__match_any_sync": "__match_any_sync",
-    "__match_all_sync": "__match_all_sync", "__reduce_add_sync": "__reduce_add_sync",
-    "__reduce_min_sync": "__reduce_min_sync", "__reduce_max_sync": "__reduce_max_sync",
-    "__reduce_and_sync": "__reduce_and_sync", "__reduce_or_sync": "__reduce_or_sync",
-    "__reduce_xor_sync": "__reduce_xor_sync",
-    "__nanosleep": "__nanosleep", "clock64": "clock64", "__pipeline_memcpy_async": "asynchronous copies",
+    "clock64": "clock64", "__pipeline_memcpy_async": "asynchronous copies",
     "tex1Dfetch": "textures",
 }
 
@@ -79,11 +72,12 @@ class SourceError(ValueError):
     """The source uses something the emulator refuses. `line` is 1-based; `kind` is
     "rejected" (a policy: files, assembly …) or "unsupported" (a CUDA feature)."""
 
-    def __init__(self, line: int, message: str, kind: str = "rejected") -> None:
+    def __init__(self, line: int, message: str, kind: str = "rejected", feature: str = "") -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line
         self.message = message
         self.kind = kind
+        self.feature = feature or message  # "unsupported": what needs a GPU, e.g. "CUB"
 
 
 @dataclass(frozen=True)
@@ -112,7 +106,8 @@ def tokenize(text: str) -> list[Token]:
         kind = m.lastgroup or "punct"
         value = m.group()
         if kind == "raw":
-            raise SourceError(line, "raw string literals are not supported by the emulator", "unsupported")
+            raise SourceError(line, "raw string literals are not supported by the emulator", "unsupported",
+                              "raw string literals")
         if kind in ("ident", "number", "punct") and "\\\n" in value:
             value = value.replace("\\\n", "")
         if kind not in ("ws", "comment"):
@@ -168,8 +163,8 @@ def _check_directive(d: list[Token]) -> str | None:
     else:
         raise SourceError(line, "#include must name a header literally (#include <cuda_fp16.h>)")
     if header in UNSUPPORTED_INCLUDES:
-        raise SourceError(line, f"<{header}> is not supported by the emulator; this exercise needs a GPU",
-                          "unsupported")
+        what = "CUB" if header.startswith("cub/") else f"<{header}>"
+        raise SourceError(line, f"this kernel needs a GPU: {what} is not emulated", "unsupported", what)
     if header not in ALLOWED_INCLUDES:
         raise SourceError(line, f"#include <{header}> is not allowed: kernels may include only "
                                 + ", ".join(sorted(ALLOWED_INCLUDES)))
@@ -194,8 +189,8 @@ def _check_tokens(tokens: list[Token]) -> None:
             if tok.text in _FORBIDDEN_IDENTIFIERS:
                 raise SourceError(tok.line, f"{_FORBIDDEN_IDENTIFIERS[tok.text]} is not allowed in kernels")
             if tok.text in UNSUPPORTED_FEATURES:
-                raise SourceError(tok.line, f"{UNSUPPORTED_FEATURES[tok.text]} is not supported by the emulator; "
-                                            "this needs a GPU", "unsupported")
+                what = UNSUPPORTED_FEATURES[tok.text]
+                raise SourceError(tok.line, f"this kernel needs a GPU: {what} is not emulated", "unsupported", what)
             if tok.text == "extern" and not (nxt and (nxt.text == '"C"' or nxt.text == "__shared__")):
                 raise SourceError(tok.line, "only extern \"C\" and extern __shared__ declarations are supported")
             if tok.text == "operator" and nxt is not None and nxt.text in ("new", "delete"):
@@ -251,6 +246,11 @@ _STATIC_SHARED = re.compile(
     r"(?P<dims>(?:\[[^\[\];{}]+\]\s*)+);")
 
 
+# `static __shared__ T x[N];` (the blockReduceSum idiom in a __device__ function):
+# shared memory is per block anyway, so `static` is blanked (same line, same length).
+_STATIC_BEFORE_SHARED = re.compile(r"\bstatic(?=\s+(?:volatile\s+)?__shared__\b)")
+
+
 def _rewrite_static_shared(text: str) -> str:
     """`__shared__ T name[N]…;` → a padded static whose middle is the array, so the
     checker sees an overrun (and the fast build overruns into padding, not into
@@ -262,10 +262,11 @@ def _rewrite_static_shared(text: str) -> str:
         if ctype in ("struct", "class", "union", "enum") or name in ("const", "volatile"):
             return m.group()
         store = f"{name}_kdojo_"
-        return (f"KDOJO_SHARED_STATIC struct {{ unsigned char kdojo_lo[256]; {quals}{ctype} v{dims}; unsigned char kdojo_hi[256]; }} "
+        return (f"KDOJO_SHARED_STATIC struct {{ unsigned kdojo_block; unsigned char kdojo_lo[256]; {quals}{ctype} v{dims}; "
+                f"unsigned char kdojo_hi[256]; }} "
                 f"{store}; auto& {name} = KDOJO_SHARED_REF({store}, \"{name}\");")
 
-    return _STATIC_SHARED.sub(replace, text)
+    return _STATIC_SHARED.sub(replace, _STATIC_BEFORE_SHARED.sub(lambda m: " " * len(m.group()), text))
 
 
 def _blank(text: str, start: int, end: int) -> str:

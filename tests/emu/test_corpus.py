@@ -3,9 +3,9 @@ solutions/correct → accepted, solutions/wrong → anything but accepted (never
 internal_error). Where a GPU is visible, both backends must agree.
 
 GPU-only rule: a corpus file that the emulator's source check refuses as
-"not supported by the emulator" (inline PTX, cooperative groups …) is
-GPU-only. On emu it must get exactly that compile error — asserted below, not
-skipped — and its verdict is compared on the GPU only.
+needing a GPU (inline PTX, CUB …) is GPU-only. On emu it must get exactly
+that answer — verdict `rejected`, message code `needs_gpu`, asserted below,
+not skipped — and its verdict is compared on the GPU only.
 """
 
 from pathlib import Path
@@ -47,8 +47,8 @@ def test_corpus_verdict_on_the_emulator(path):
     result = _judge(exercise, path.read_text(), EmuBackend())
     assert result["verdict"] != "internal_error", result["message"]
     if gpu_only(path):
-        assert result["verdict"] == "compile_error"
-        assert "not supported by the emulator" in result["message"]
+        assert result["verdict"] == "rejected" and result["message_code"] == "needs_gpu", result["message"]
+        assert "this kernel needs a GPU" in result["message"]
     elif path.parent.name == "correct":
         assert result["verdict"] == "accepted", result["message"]
     else:

@@ -124,8 +124,8 @@ def test_source_rewrites_keep_line_numbers():
 
 def test_unsupported_features_name_themselves():
     with pytest.raises(SourceError) as err:
-        prepare("#include <cooperative_groups.h>\n")
-    assert err.value.kind == "unsupported" and "not supported by the emulator" in err.value.message
+        prepare("#include <cub/cub.cuh>\n")
+    assert err.value.kind == "unsupported" and "needs a GPU: CUB is not emulated" in err.value.message
 
 
 def test_program_runs_in_bubblewrap_when_it_works_here(tmp_path):

@@ -12,9 +12,18 @@
 #include <stddef.h>
 #include <string.h>
 #include <math.h>
+#include <float.h>
+#include <limits.h>
+#include <sys/types.h>  // `uint`, which nvcc's host headers make visible too
 #include <cmath>
+#include <limits>
 #include <tuple>
 #include <type_traits>
+#include <utility>
+
+// <cuda/std/…>: libcu++ is the C++ standard library's names for device code;
+// on the CPU those are the standard library's own.
+namespace cuda { namespace std { using namespace ::std; } }
 
 #include "kdojo_types.h"
 
@@ -41,7 +50,11 @@ extern KDOJO_TLS unsigned char* g_dyn_smem;
 enum CollKind : int {
     COLL_SYNCWARP = 1, COLL_SHFL_IDX, COLL_SHFL_UP, COLL_SHFL_DOWN, COLL_SHFL_XOR,
     COLL_BALLOT, COLL_ANY, COLL_ALL, COLL_MATCH_ANY, COLL_WMMA_FILL, COLL_WMMA_LOAD, COLL_WMMA_STORE,
-    COLL_WMMA_MMA
+    COLL_WMMA_MMA,
+    // __reduce_{add,min,max,and,or,xor}_sync (arg: 1 when the operands are signed)
+    // and __match_all_sync: one value computed over the present lanes.
+    COLL_REDUCE_ADD, COLL_REDUCE_MIN, COLL_REDUCE_MAX, COLL_REDUCE_AND, COLL_REDUCE_OR, COLL_REDUCE_XOR,
+    COLL_MATCH_ALL
 };
 
 void syncthreads(int line);
@@ -51,6 +64,14 @@ int syncthreads_pred(int line, int pred, int op);
 uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, int width);
 unsigned activemask();
 [[noreturn]] void trap(int line, const char* what);
+// Ends the kernel with a runtime_error named `name` (e.g. a grid-wide sync in a
+// launch that is not cooperative).
+[[noreturn]] void fail(int line, const char* name, const char* what);
+// A block's shared memory starts as garbage, as on a GPU: 0xFF bytes (NaN
+// floats, -1 integers). Static __shared__ arrays are poisoned by the first
+// thread of each block that reaches their declaration (block_serial differs).
+extern KDOJO_TLS uint32_t g_block_serial;
+void poison_shared(void* p, size_t bytes);
 int device_printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 // Type-erased kernel body: run once per CUDA thread.
 using Body = void (*)(void* ctx);

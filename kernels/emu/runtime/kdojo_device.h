@@ -40,6 +40,14 @@
 #define __any_sync(m, p) static_cast<int>(::kdojo::collective(::kdojo::COLL_ANY, __LINE__, (m), (p) ? 1u : 0u, 0, 32))
 #define __all_sync(m, p) static_cast<int>(::kdojo::collective(::kdojo::COLL_ALL, __LINE__, (m), (p) ? 1u : 0u, 0, 32))
 #define __activemask() ::kdojo::activemask()
+#define __reduce_add_sync(m, v) ::kdojo::reduce_sync(__LINE__, ::kdojo::COLL_REDUCE_ADD, (m), (v))
+#define __reduce_min_sync(m, v) ::kdojo::reduce_sync(__LINE__, ::kdojo::COLL_REDUCE_MIN, (m), (v))
+#define __reduce_max_sync(m, v) ::kdojo::reduce_sync(__LINE__, ::kdojo::COLL_REDUCE_MAX, (m), (v))
+#define __reduce_and_sync(m, v) ::kdojo::reduce_sync(__LINE__, ::kdojo::COLL_REDUCE_AND, (m), (v))
+#define __reduce_or_sync(m, v) ::kdojo::reduce_sync(__LINE__, ::kdojo::COLL_REDUCE_OR, (m), (v))
+#define __reduce_xor_sync(m, v) ::kdojo::reduce_sync(__LINE__, ::kdojo::COLL_REDUCE_XOR, (m), (v))
+#define __match_any_sync(m, v) static_cast<unsigned>(::kdojo::collective(::kdojo::COLL_MATCH_ANY, __LINE__, (m), ::kdojo::to_bits(v), 0, 32))
+#define __match_all_sync(m, v, pred) ::kdojo::match_all_at(__LINE__, (m), ::kdojo::to_bits(v), (pred))
 #define __trap() ::kdojo::trap(__LINE__, "__trap() called")
 #define printf(...) ::kdojo::device_printf(__VA_ARGS__)
 #undef assert
@@ -64,6 +72,17 @@ template <class T>
 inline T shfl_at(int line, int kind, unsigned mask, T var, int arg, int width = 32) {
     return from_bits<T>(collective(kind, line, mask, to_bits(var), arg, width));
 }
+// __reduce_*_sync: CUDA has them for unsigned and int (min/max compare as the type says).
+template <class T, class = std::enable_if_t<std::is_integral<T>::value && sizeof(T) <= 4>>
+inline T reduce_sync(int line, int kind, unsigned mask, T value) {
+    uint64_t bits = static_cast<uint32_t>(value);
+    return static_cast<T>(static_cast<uint32_t>(collective(kind, line, mask, bits, std::is_signed<T>::value, 32)));
+}
+inline unsigned match_all_at(int line, unsigned mask, uint64_t bits, int* pred) {
+    unsigned r = static_cast<unsigned>(collective(COLL_MATCH_ALL, line, mask, bits, 0, 32));
+    *pred = r != 0;
+    return r;
+}
 
 #ifdef KDOJO_CHECK
 // Atomics are recorded by the checker as atomic (never racing with each other).
@@ -71,11 +90,20 @@ void note_atomic(const volatile void* p, unsigned bytes);
 // A static __shared__ array (with its padding around it) the checker should know.
 void note_shared(const void* p, size_t bytes, const char* name);
 #define KDOJO_SHARED_REF(store, name) \
-    (::kdojo::note_shared((const void*)&(store).v, sizeof((store).v), name), (store).v)
+    (::kdojo::shared_first_use(store), ::kdojo::note_shared((const void*)&(store).v, sizeof((store).v), name), (store).v)
 #else
 inline void note_atomic(const volatile void*, unsigned) {}
-#define KDOJO_SHARED_REF(store, name) ((store).v)
+#define KDOJO_SHARED_REF(store, name) (::kdojo::shared_first_use(store), (store).v)
 #endif
+// The first thread of a block to reach a static __shared__ array's declaration
+// fills it with garbage (poison_shared), as a GPU's shared memory starts.
+template <class S>
+KDOJO_UNCHECKED void shared_first_use(S& store) {
+    if (__builtin_expect(store.kdojo_block != g_block_serial, 0)) {
+        store.kdojo_block = g_block_serial;
+        poison_shared((void*)&store.v, sizeof(store.v));
+    }
+}
 
 }  // namespace kdojo
 
@@ -345,5 +373,10 @@ inline unsigned int umax(unsigned int a, unsigned int b) { return a < b ? b : a;
 inline long long llmin(long long a, long long b) { return a < b ? a : b; }
 inline long long llmax(long long a, long long b) { return a < b ? b : a; }
 
+inline void __nanosleep(unsigned int) {}  // a hint on a GPU; fibers switch only at collectives
+
 #include "kdojo_half.h"
 #include "kdojo_wmma.h"
+#ifndef KDOJO_RUNTIME_IMPL
+#include "kdojo_cg.h"
+#endif

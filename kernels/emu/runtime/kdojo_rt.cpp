@@ -111,6 +111,7 @@ Sink g_sink;
 KDOJO_TLS Sink* t_sink = &g_sink;
 std::vector<BufferRegion> g_buffers;
 KDOJO_TLS uint32_t g_block_linear = 0;
+KDOJO_TLS uint32_t g_block_serial = 0;
 unsigned g_block_threads = 0;
 uint64_t g_dyn_smem_bytes = 0;
 uint64_t g_dyn_smem_map_bytes = 0;
@@ -311,6 +312,14 @@ const char* coll_name(int kind) {
         case COLL_WMMA_LOAD: return "wmma::load_matrix_sync";
         case COLL_WMMA_STORE: return "wmma::store_matrix_sync";
         case COLL_WMMA_MMA: return "wmma::mma_sync";
+        case COLL_MATCH_ANY: return "__match_any_sync";
+        case COLL_MATCH_ALL: return "__match_all_sync";
+        case COLL_REDUCE_ADD: return "__reduce_add_sync";
+        case COLL_REDUCE_MIN: return "__reduce_min_sync";
+        case COLL_REDUCE_MAX: return "__reduce_max_sync";
+        case COLL_REDUCE_AND: return "__reduce_and_sync";
+        case COLL_REDUCE_OR: return "__reduce_or_sync";
+        case COLL_REDUCE_XOR: return "__reduce_xor_sync";
         default: return "a warp collective";
     }
 }
@@ -410,6 +419,13 @@ inline void release_lanes(Thread* lanes, unsigned warp, unsigned m, unsigned pre
             o.result = votes != 0;
         } else if constexpr (K == COLL_ALL) {
             o.result = (votes & present) == present;
+        } else if constexpr (K == COLL_MATCH_ANY) {
+            uint64_t same = 0;
+            for (unsigned b2 = present; b2; b2 &= b2 - 1)
+                if (lanes[__builtin_ctz(b2)].value == o.value) same |= lane_bit(static_cast<unsigned>(__builtin_ctz(b2)));
+            o.result = same;
+        } else if constexpr (K >= COLL_REDUCE_ADD && K <= COLL_MATCH_ALL) {
+            o.result = votes;  // one value for the group, computed by group_value
         } else {
             o.result = 0;
         }
@@ -420,6 +436,33 @@ inline void release_lanes(Thread* lanes, unsigned warp, unsigned m, unsigned pre
     g_hot_tail = tail;
 }
 
+
+// __reduce_*_sync (32-bit operands; arg 1: signed) and __match_all_sync: the
+// group's one result over its present lanes.
+__attribute__((noinline)) uint64_t group_value(const Thread* lanes, unsigned present, int kind) {
+    const Thread& first = lanes[__builtin_ctz(present)];
+    bool is_signed = first.arg != 0;
+    uint32_t acc = static_cast<uint32_t>(first.value);
+    for (unsigned bits = present & (present - 1); bits; bits &= bits - 1) {
+        const Thread& o = lanes[__builtin_ctz(bits)];
+        uint32_t v = static_cast<uint32_t>(o.value);
+        switch (kind) {
+            case COLL_REDUCE_ADD: acc += v; break;
+            case COLL_REDUCE_MIN:
+                if (is_signed ? static_cast<int32_t>(v) < static_cast<int32_t>(acc) : v < acc) acc = v;
+                break;
+            case COLL_REDUCE_MAX:
+                if (is_signed ? static_cast<int32_t>(v) > static_cast<int32_t>(acc) : v > acc) acc = v;
+                break;
+            case COLL_REDUCE_AND: acc &= v; break;
+            case COLL_REDUCE_OR: acc |= v; break;
+            case COLL_REDUCE_XOR: acc ^= v; break;
+            default:  // COLL_MATCH_ALL: every present lane holds the same value
+                if (o.value != first.value) return 0;
+        }
+    }
+    return kind == COLL_MATCH_ALL ? present : acc;
+}
 
 __attribute__((noinline)) bool complete_group(Warp& w, unsigned warp, unsigned m, unsigned absent, Thread* arriving,
                                               std::string* error) {
@@ -443,6 +486,7 @@ __attribute__((noinline)) bool complete_group(Warp& w, unsigned warp, unsigned m
     if (kind == COLL_BALLOT || kind == COLL_ANY || kind == COLL_ALL)
         for (unsigned bits = present; bits; bits &= bits - 1)
             if (lanes[__builtin_ctz(bits)].value) votes |= lane_bit(static_cast<unsigned>(__builtin_ctz(bits)));
+    if (kind >= COLL_REDUCE_ADD && kind <= COLL_MATCH_ALL) votes = group_value(lanes, present, kind);
     switch (kind) {
         case COLL_SHFL_IDX: release_lanes<COLL_SHFL_IDX>(lanes, warp, m, present, absent, votes, arriving); break;
         case COLL_SHFL_UP: release_lanes<COLL_SHFL_UP>(lanes, warp, m, present, absent, votes, arriving); break;
@@ -451,6 +495,11 @@ __attribute__((noinline)) bool complete_group(Warp& w, unsigned warp, unsigned m
         case COLL_BALLOT: release_lanes<COLL_BALLOT>(lanes, warp, m, present, absent, votes, arriving); break;
         case COLL_ANY: release_lanes<COLL_ANY>(lanes, warp, m, present, absent, votes, arriving); break;
         case COLL_ALL: release_lanes<COLL_ALL>(lanes, warp, m, present, absent, votes, arriving); break;
+        case COLL_MATCH_ANY: release_lanes<COLL_MATCH_ANY>(lanes, warp, m, present, absent, votes, arriving); break;
+        case COLL_REDUCE_ADD: case COLL_REDUCE_MIN: case COLL_REDUCE_MAX: case COLL_REDUCE_AND:
+        case COLL_REDUCE_OR: case COLL_REDUCE_XOR: case COLL_MATCH_ALL:
+            release_lanes<COLL_MATCH_ALL>(lanes, warp, m, present, absent, votes, arriving);
+            break;
         default: release_lanes<0>(lanes, warp, m, present, absent, votes, arriving); break;
     }
     w.arrived &= ~present;
@@ -877,6 +926,16 @@ void trap(int line, const char* what) {
     fail_in_fiber("trap", std::string(what) + " in " + thread_name(*g_running), line, 0);
 }
 
+void fail(int line, const char* name, const char* what) {
+    if (!g_running) {
+        fprintf(stderr, "kdojo: %s (line %d) outside a kernel\n", what, line);
+        _exit(98);
+    }
+    fail_in_fiber(name, std::string(what) + " (" + thread_name(*g_running) + ")", line, 0);
+}
+
+void poison_shared(void* p, size_t bytes) { memset(p, 0xFF, bytes); }
+
 void syncthreads(int line) {
     Thread* t = g_running;
     t->state = T_BARRIER;
@@ -962,6 +1021,9 @@ void set_block(uint64_t lin, const dim3& g) {
     g_block_idx = uint3{static_cast<unsigned>(lin % g.x), static_cast<unsigned>((lin / g.x) % g.y),
                         static_cast<unsigned>(lin / (static_cast<uint64_t>(g.x) * g.y))};
     g_block_linear = static_cast<uint32_t>(lin + 1);
+    // A new block's shared memory holds garbage, as on a GPU (kdojo_cuda.h).
+    ++g_block_serial;
+    if (g_dyn_smem && g_dyn_smem_bytes) poison_shared(g_dyn_smem, g_dyn_smem_bytes);
 }
 
 void set_order(unsigned n, bool reverse) {

@@ -1,0 +1,3 @@
+// Kernel Dojo: <float.h> for NVRTC (see kdojo_float.h).
+#pragma once
+#include "kdojo_float.h"
