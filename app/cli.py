@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons": ("app.commands.lessons", "validate or scaffold lessons"),
     "users": ("app.commands.users", "manage accounts (create-admin, …)"),
     "tokens": ("app.commands.tokens", "manage API tokens"),
+    "sandbox": ("kernels.doctor", "`sandbox check`: which judge containment layers are active here"),
 }
 
 

@@ -117,6 +117,7 @@ class JobProcess:
         self.warm_requested = False
         self.early_events: list[dict[str, Any]] = []  # read while waiting for "_ready"
         self._reaped = False
+        self._wait_lock = threading.Lock()
         self.sent_result = False  # set by the supervisor when the "_result" event arrived
         self._stderr = bytearray()
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
@@ -207,6 +208,16 @@ class JobProcess:
             self.wait(10)
 
     def wait(self, timeout_s: float) -> int | None:
+        """The exit status once the process has exited (None if not within `timeout_s`);
+        the first caller reaps and cleans up, others (the reaping thread) wait for it."""
+        if not self._wait_lock.acquire(timeout=timeout_s):
+            return None
+        try:
+            return self._wait(timeout_s)
+        finally:
+            self._wait_lock.release()
+
+    def _wait(self, timeout_s: float) -> int | None:
         if not self._reap(timeout_s):
             return None
         code = self.proc.returncode

@@ -1,0 +1,40 @@
+"""Shared by the tests/security/test_judge_*.py files: the block_sum exercise, scratch copies.
+
+The fixtures are imported by name into each test module (pytest finds them there),
+so this folder needs no conftest of its own beside the emulator's tests.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BLOCK_SUM = REPO / "lessons" / "02-reduction" / "exercises" / "block_sum"
+CORRECT_SOURCE = (BLOCK_SUM / "reference.cu").read_text()
+GIB = 1 << 30
+
+
+@pytest.fixture
+def lessons(tmp_path: Path) -> Path:
+    """A lessons folder holding a copy of block_sum (edit its spec freely)."""
+    target = tmp_path / "lessons" / "02-reduction" / "exercises" / "block_sum"
+    shutil.copytree(BLOCK_SUM, target)
+    return tmp_path / "lessons"
+
+
+def set_limit(lessons: Path, key: str, value: float) -> None:
+    spec = lessons / "02-reduction" / "exercises" / "block_sum" / "exercise.toml"
+    text = spec.read_text()
+    old = next(line for line in text.splitlines() if line.startswith(f"{key} ="))
+    spec.write_text(text.replace(old, f"{key} = {value:g}"))
+
+
+def job_peak_bytes(judge) -> int:
+    """The last job process's peak memory (cgroup memory.peak or rusage), once reaped."""
+    job = judge.current_job
+    assert job is not None and job.wait(30) is not None, "the job process did not exit"
+    assert job.peak_bytes, "no peak memory was recorded"
+    return job.peak_bytes
