@@ -6,10 +6,8 @@
 //       (3) copy the 0-3 floats left at the end.
 // FILL-IN: helper functions, if you want them
 extern "C" __global__ void vector_copy(const float* in, float* out, int N, int offset) {
-    const float* src = in + offset;
-    float* dst = out + offset;
     // BEGIN FILL-IN
-    // TODO: copy src[0 .. N) to dst[0 .. N) with float4 accesses where the
-    //       addresses allow it.
+    // TODO: copy the view in + offset .. in + offset + N to the same places of
+    //       out, with float4 accesses where the addresses allow it.
     // END FILL-IN
 }
