@@ -17,6 +17,7 @@ and the next compile starts a fresh helper.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import json
 import os
@@ -135,15 +136,24 @@ def _signal_name(number: int) -> str:
 
 
 _helper: CompilerHelper | None = None
+_atexit_registered = False
 
 
 def start() -> CompilerHelper:
     """The process's helper, started now if there is none (a job process calls this while
     warming, so the first learner compile finds NVRTC loaded and warm)."""
-    global _helper
+    global _helper, _atexit_registered
     if _helper is None or not _helper.alive():
+        if not _atexit_registered:  # a long-lived caller (tests, the CLI) leaves none behind
+            atexit.register(_close_helper)
+            _atexit_registered = True
         _helper = CompilerHelper()
     return _helper
+
+
+def _close_helper() -> None:
+    if _helper is not None:
+        _helper.close()
 
 
 def compile_bounded(source: str, name: str, options: list[str], timeout_s: float) -> NvrtcOutput:

@@ -38,3 +38,22 @@ def job_peak_bytes(judge) -> int:
     assert job is not None and job.wait(30) is not None, "the job process did not exit"
     assert job.peak_bytes, "no peak memory was recorded"
     return job.peak_bytes
+
+
+def live_members(pgid: int) -> list[int]:
+    """Processes of a process group that are still running (zombies excluded: where pid 1
+    does not reap orphans, as in some VMs, a killed orphan stays a zombie)."""
+    import os
+
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # state, ppid, pgrp, …
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
