@@ -15,7 +15,9 @@ from app.commands.common import CommandParser, UsageError, load_settings
 def main(argv: list[str]) -> int:
     parser = CommandParser(prog="kdojo worker", description=__doc__)
     parser.add_argument("--gpu", type=int, help="the GPU index this worker owns (sets CUDA_VISIBLE_DEVICES)")
-    parser.add_argument("--threads", type=int, default=1, help="judging threads (default 1)")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="judging threads (default 0: sized to the machine — one on a GPU, "
+                             "one per CPU core on the emulator)")
     args = parser.parse_args(argv)
     if args.gpu is not None:
         if args.gpu < 0:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from typing import Any
 
@@ -61,14 +62,42 @@ class Reaper:
                 log.exception("reaper round failed")
 
 
+def pool_size(threads: int, backend: str | None, max_pending: int, cpus: int | None = None) -> int:
+    """Judging threads: `threads` when set (> 0), else sized to the machine.
+
+    On the emulator a job is CPU work: one thread per core, and always more
+    threads than one learner may have pending (`max_pending`), so a learner's
+    endless loops can never hold every thread and block everyone else (each
+    waits at most its time limit; issue #13). On a GPU one job at a time, so
+    timings are not disturbed by a neighbour (one worker per GPU scales out)."""
+    if threads > 0:
+        return threads
+    if backend == "cuda":
+        return 1
+    cores = cpus if cpus is not None else (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                           else os.cpu_count() or 1)
+    return max(cores, max_pending + 1, 2)
+
+
 class Worker:
-    """A Huey consumer with `threads` judging threads plus a reaper."""
+    """A Huey consumer with `threads` judging threads plus a reaper (0: `pool_size`)."""
 
     def __init__(self, huey: Huey, runtime: JudgeRuntime, enqueue: Any, threads: int) -> None:
         self.huey = huey
         self.runtime = runtime
         huey.kdojo_runtime = runtime  # type: ignore[attr-defined]
-        self.consumer = _EmbeddedConsumer(huey, workers=max(1, threads), worker_type="thread",
+        if threads <= 0:
+            from kernels.backends import BackendUnavailable, resolve
+
+            settings = runtime.settings
+            try:
+                backend: str | None = resolve(settings.judge_backend)
+            except BackendUnavailable:
+                backend = None  # each job reports it; one thread or many makes no difference
+            threads = pool_size(0, backend, settings.max_pending_submissions)
+        self.threads = threads
+        log.info("judging with %d thread(s)", threads)
+        self.consumer = _EmbeddedConsumer(huey, workers=threads, worker_type="thread",
                                           periodic=False, initial_delay=0.05, max_delay=0.5,
                                           check_worker_health=False, shutdown_timeout=30)
         self.reaper = Reaper(runtime, enqueue)

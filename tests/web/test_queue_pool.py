@@ -1,0 +1,77 @@
+"""The judging pool is sized to the machine and one learner cannot hold all of it
+(issue #13, item 16): a correct kernel is not stuck behind another learner's two
+endless loops."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.migrate import upgrade
+from app.queue.worker import pool_size
+from tests.web.conftest import BLOCK_SUM, EXERCISE, csrf, make_settings, signup
+
+CORRECT = (BLOCK_SUM / "solutions" / "correct" / "warp_shuffle.cu").read_text()
+ENDLESS = """extern "C" __global__ void block_sum(const float* in, float* out, int N) {
+    volatile int spin = 1;
+    while (spin) { }
+}
+"""
+
+
+def test_pool_size_rules() -> None:
+    assert pool_size(4, "emu", 2) == 4  # an explicit setting wins
+    assert pool_size(0, "cuda", 2, cpus=64) == 1  # one timed job per GPU
+    assert pool_size(0, "emu", 2, cpus=16) == 16  # one per core
+    # more threads than one learner may have pending, even on a small machine
+    assert pool_size(0, "emu", 2, cpus=2) == 3
+    assert pool_size(0, "emu", 5, cpus=1) == 6
+    assert pool_size(0, None, 2, cpus=1) == 3
+
+
+def _wait_done(client: TestClient, submission_id: int, timeout_s: float = 180.0) -> tuple[dict, float]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        body = client.get(f"/api/submissions/{submission_id}").json()
+        if body["status"] == "done":
+            return body, time.monotonic()
+        time.sleep(0.1)
+    raise AssertionError(f"submission {submission_id} not done after {timeout_s}s: {body}")
+
+
+def test_a_correct_kernel_is_not_stuck_behind_two_endless_loops(tmp_path: Path, lessons_dir: Path) -> None:
+    backends = pytest.importorskip("kernels.backends")
+    ok, why = backends.emu_available()
+    if not ok:
+        pytest.skip(f"the emulator backend cannot run: {why}")
+    settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, worker_threads=0)
+    upgrade(settings.database_url)
+    with TestClient(create_app(settings)) as looper:
+        assert looper.app.state.worker.threads >= settings.max_pending_submissions + 1
+        looper.get("/api/me/progress")
+        signup(looper)
+        loops = []
+        for _ in range(2):
+            posted = looper.post("/api/submissions", json={"exercise_id": EXERCISE, "source": ENDLESS,
+                                                           "mode": "run"}, headers=csrf(looper))
+            assert posted.status_code == 202, posted.text
+            loops.append(posted.json()["id"])
+        time.sleep(1.0)  # the loops are taken first
+        other = TestClient(looper.app)
+        other.get("/api/me/progress")
+        signup(other, email="grace@example.com", name="Grace")
+        submitted = time.monotonic()
+        good = other.post("/api/submissions", json={"exercise_id": EXERCISE, "source": CORRECT,
+                                                    "mode": "run"}, headers=csrf(other))
+        assert good.status_code == 202, good.text
+        body, good_done = _wait_done(other, good.json()["id"])
+        assert body["verdict"] == "accepted", body["result"]["message"]
+        loop_results = [_wait_done(looper, i) for i in loops]
+        assert all(r[0]["verdict"] == "time_limit_exceeded" for r in loop_results)
+        # judged alongside the loops, not after them
+        assert good_done < min(done for _, done in loop_results), (
+            f"correct kernel took {good_done - submitted:.1f} s")
