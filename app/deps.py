@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Query, Request
+from pydantic import Field
 from sqlalchemy.orm import Session
 
 from app.db import open_session
@@ -21,6 +22,15 @@ from app.services.submissions import Owner
 from app.settings import Settings
 
 ANON_COOKIE = "kdojo_anon"
+
+# Every id and counter a client sends fits PostgreSQL's `integer` (SQLite's is
+# wider): a larger one is a 422 from validation, not a 500 from the database
+# driver (issue #13).
+MAX_DB_INT = 2**31 - 1
+IdPath = Annotated[int, Path(ge=1, le=MAX_DB_INT)]
+PageQuery = Annotated[int, Query(ge=1, le=MAX_DB_INT // 1000)]
+DbId = Annotated[int, Field(ge=1, le=MAX_DB_INT, strict=True)]
+DbInt = Annotated[int, Field(ge=-MAX_DB_INT, le=MAX_DB_INT, strict=True)]
 
 
 def get_session(request: Request) -> Iterator[Session]:

@@ -13,12 +13,16 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DataError
 
 from app.db import make_engine, make_sessionmaker
+from app.api.errors import data_error_handler, overflow_handler, service_error_handler
+from app.security.bodylimit import BodyLimitMiddleware
 from app.security.csrf import CSRFMiddleware
-from app.security.headers import SecurityHeadersMiddleware
+from app.security.headers import SecurityHeadersMiddleware, csp_nonce
 from app.services.errors import ServiceError
 from app.settings import REPO_ROOT, Settings, get_settings
 from app.templating import templates
@@ -83,7 +87,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI:
     settings = settings or get_settings()
-    app = FastAPI(title="Kernel Dojo", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
+    app = FastAPI(title="Kernel Dojo", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
@@ -109,9 +113,18 @@ def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI
     else:
         app.state.anon_pages = AnonPageCache(str(app.state.engine.url))
         app.add_middleware(AnonPageMiddleware)
+    # Outermost last: forwarded address → security headers → body limit → CSRF → pages.
     app.add_middleware(CSRFMiddleware, secret=settings.secret_key, secure=settings.cookie_secure)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
     app.add_middleware(SecurityHeadersMiddleware)
-    app.add_exception_handler(ServiceError, _service_error)
+    if settings.forwarded_allow_ips:  # only these peers may say who the client is (issue #13)
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.forwarded_allow_ips)
+    app.add_exception_handler(ServiceError, service_error_handler)
+    app.add_exception_handler(DataError, data_error_handler)
+    app.add_exception_handler(OverflowError, overflow_handler)
+    app.add_api_route("/api/docs", _swagger, include_in_schema=False, response_class=HTMLResponse)
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "static", check_dir=False), name="static")
 
     from app.api import router as api_router
@@ -134,9 +147,15 @@ def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI
     return app
 
 
-async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, ServiceError)
-    body = {"detail": exc.detail}
-    if exc.code:  # the pages show the error in the reader's language (#13)
-        body |= {"code": exc.code, "params": exc.params}
-    return JSONResponse(body, status_code=exc.status_code)
+SWAGGER = REPO_ROOT / "static" / "vendor" / "swagger-ui"
+
+
+async def _swagger(request: Request) -> HTMLResponse:
+    """Swagger UI; its one inline script carries the response's CSP nonce."""
+    assets = {}
+    if (SWAGGER / "swagger-ui-bundle.js").exists():  # the offline bundle, where it is built
+        assets = {"swagger_js_url": "/static/vendor/swagger-ui/swagger-ui-bundle.js",
+                  "swagger_css_url": "/static/vendor/swagger-ui/swagger-ui.css"}
+    page = get_swagger_ui_html(openapi_url="/api/openapi.json", title="Kernel Dojo API", **assets)
+    html = bytes(page.body).decode().replace("<script>", f'<script nonce="{csp_nonce(request)}">')
+    return HTMLResponse(html)

@@ -10,8 +10,10 @@ import functools
 from pathlib import Path
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.datadir import default_database_url, default_queue_path
 
 PLACEHOLDER_SECRET = "change-me"
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -21,20 +23,25 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="KDOJO_", env_file=None, extra="ignore")
 
     environment: Literal["development", "production", "test"] = "development"
-    database_url: str = "sqlite:///var/kdojo.sqlite3"
+    # default: the data folder, wherever the command runs from (app/datadir.py, issue #13)
+    database_url: str = Field(default_factory=default_database_url)
     lessons_dir: Path = REPO_ROOT / "lessons"
     secret_key: str = PLACEHOLDER_SECRET
     host: str = "127.0.0.1"
     port: int = 8000
+    # Peers allowed to say who the client is (X-Forwarded-For/-Proto): comma-separated
+    # addresses or networks of your reverse proxies, "*" for any; "" trusts none.
+    forwarded_allow_ips: str = ""
+    max_request_bytes: int = 1 << 20  # bodies are counted while read; more is a 413
     access_log: bool = False  # uvicorn's line per request: ~10% of an uncached request's cost (issue #4)
 
     judge_backend: Literal["auto", "cuda", "emu"] = "auto"
     queue: Literal["sqlite", "redis"] = "sqlite"
-    queue_path: Path = Path("var/kdojo-queue.sqlite3")
+    queue_path: Path = Field(default_factory=default_queue_path)
     redis_url: str = "redis://127.0.0.1:6379/0"
     queue_name: str = "kdojo"
     embedded_worker: bool = True
-    worker_threads: int = 1
+    worker_threads: int = 0  # 0: sized to the machine (app.queue.worker.pool_size)
 
     heartbeat_s: float = 5.0
     stale_after_s: float = 60.0
@@ -49,7 +56,8 @@ class Settings(BaseSettings):
     anonymous_submissions_per_hour: int = 20
     anonymous_submissions_per_address_per_hour: int = 200
     comments_per_hour: int = 20
-    signin_attempts_per_15min: int = 10
+    signin_attempts_per_15min: int = 10  # failed sign-ins per client address
+    signin_failures_per_account: int = 5  # then a back-off from 15 s doubling to 15 min
     max_source_bytes: int = 65536
     sse_poll_s: float = 0.25
 

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from app.admin.auth import GradingRead, GradingWrite
-from app.deps import CatalogDep, SessionDep
+from app.deps import CatalogDep, DbInt, IdPath, PageQuery, SessionDep
 from app.services import admin_grades, admin_grading
 from app.services.admin_grading import SubmissionFilter
 
@@ -25,7 +25,7 @@ class RegradeIn(BaseModel):
 
 class OverrideIn(BaseModel):
     verdict: str | None = None
-    xp: int | None = None
+    xp: DbInt | None = None
     reason: str = Field(min_length=1)
 
 
@@ -47,7 +47,7 @@ def list_submissions(
     session: SessionDep, _actor: GradingRead,
     learner: str | None = None, exercise: str | None = None, verdict: str | None = None,
     backend: str | None = None, since: dt.datetime | None = None, until: dt.datetime | None = None,
-    flagged: bool | None = None, page: Annotated[int, Query(ge=1)] = 1,
+    flagged: bool | None = None, page: PageQuery = 1,
     per_page: Annotated[int, Query(ge=1, le=admin_grading.MAX_PAGE)] = 50,
 ) -> dict[str, Any]:
     """Submissions, newest first, with `total` for paging. Dates are UTC."""
@@ -56,13 +56,13 @@ def list_submissions(
 
 
 @router.get("/submissions/{submission_id}")
-def get_submission(submission_id: int, session: SessionDep, _actor: GradingRead) -> dict[str, Any]:
+def get_submission(submission_id: IdPath, session: SessionDep, _actor: GradingRead) -> dict[str, Any]:
     """One submission with its source, full result, attempts, earlier verdicts and overrides."""
     return admin_grading.detail(session, submission_id)
 
 
 @router.post("/submissions/{submission_id}/regrade", status_code=202)
-def regrade(submission_id: int, body: RegradeIn, request: Request, session: SessionDep,
+def regrade(submission_id: IdPath, body: RegradeIn, request: Request, session: SessionDep,
             actor: GradingWrite) -> dict[str, Any]:
     """Judge the submission again through the queue: a new attempt; the old verdict is kept."""
     admin_grading.regrade(session, actor, submission_id, body.reason)
@@ -82,7 +82,7 @@ def regrade_exercise(exercise_id: str, body: RegradeIn, request: Request, sessio
 
 
 @router.post("/submissions/{submission_id}/override")
-def override(submission_id: int, body: OverrideIn, session: SessionDep, actor: GradingWrite) -> dict[str, Any]:
+def override(submission_id: IdPath, body: OverrideIn, session: SessionDep, actor: GradingWrite) -> dict[str, Any]:
     """Set the verdict and/or XP of a submission; `reason` is required."""
     admin_grading.override(session, actor, submission_id, body.verdict, body.xp, body.reason)
     session.commit()
@@ -90,7 +90,7 @@ def override(submission_id: int, body: OverrideIn, session: SessionDep, actor: G
 
 
 @router.post("/submissions/{submission_id}/flag")
-def flag(submission_id: int, body: FlagIn, session: SessionDep, actor: GradingWrite) -> dict[str, Any]:
+def flag(submission_id: IdPath, body: FlagIn, session: SessionDep, actor: GradingWrite) -> dict[str, Any]:
     """Mark suspicious (kept, hidden from leaderboards) or clear the mark."""
     row = admin_grading.flag(session, actor, submission_id, body.suspicious, body.reason)
     session.commit()

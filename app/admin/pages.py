@@ -8,7 +8,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, HTTPException, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from app.deps import CatalogDep, CurrentUser, SessionDep
+from app.deps import CatalogDep, CurrentUser, IdPath, SessionDep
 from app.models import TOKEN_SCOPES, User
 from app.pages.context import base_context, render
 from app.services import admin_audit, admin_tokens, admin_users
@@ -61,7 +61,7 @@ def create_token(
 
 
 @router.post("/admin/tokens/{token_id}/revoke")
-def revoke_token(token_id: int, session: SessionDep, user: CurrentUser) -> Response:
+def revoke_token(token_id: IdPath, session: SessionDep, user: CurrentUser) -> Response:
     admin = _admin(user)
     actor = admin_audit.actor_for_user(admin, "session", frozenset(TOKEN_SCOPES))
     admin_tokens.revoke(session, token_id)

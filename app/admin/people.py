@@ -9,11 +9,11 @@ from pydantic import BaseModel, Field
 
 from app.admin.auth import ContentAdmin, UsersAdmin
 from app.api.comments import forget_anonymous_page
-from app.deps import SessionDep
+from app.deps import IdPath, PageQuery, SessionDep
 from app.services import admin_audit, admin_tokens, admin_users
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
-Page = Annotated[int, Query(ge=1)]
+Page = PageQuery
 PerPage = Annotated[int, Query(ge=1, le=200)]
 
 
@@ -50,14 +50,14 @@ def list_users(session: SessionDep, _actor: UsersAdmin, role: str | None = None,
 
 
 @router.post("/users/{user_id}/role")
-def set_role(user_id: int, body: RoleIn, session: SessionDep, actor: UsersAdmin) -> dict[str, Any]:
+def set_role(user_id: IdPath, body: RoleIn, session: SessionDep, actor: UsersAdmin) -> dict[str, Any]:
     user = admin_users.set_role(session, actor, user_id, body.role, body.reason)
     session.commit()
     return admin_users.user_view(user)
 
 
 @router.post("/users/{user_id}/disable")
-def disable(user_id: int, body: DisableIn, session: SessionDep, actor: UsersAdmin) -> dict[str, Any]:
+def disable(user_id: IdPath, body: DisableIn, session: SessionDep, actor: UsersAdmin) -> dict[str, Any]:
     """Disable (or, with `disabled: false`, enable) a user: sign-in refused, sessions revoked."""
     user = admin_users.set_disabled(session, actor, user_id, body.disabled, body.reason)
     session.commit()
@@ -81,7 +81,7 @@ def create_token(body: TokenIn, session: SessionDep, actor: UsersAdmin) -> dict[
 
 
 @router.delete("/tokens/{token_id}")
-def revoke_token(token_id: int, session: SessionDep, actor: UsersAdmin) -> dict[str, Any]:
+def revoke_token(token_id: IdPath, session: SessionDep, actor: UsersAdmin) -> dict[str, Any]:
     row = admin_tokens.revoke(session, token_id)
     admin_audit.record(session, actor, "token.revoke", "token", row.id)
     session.commit()
@@ -90,7 +90,7 @@ def revoke_token(token_id: int, session: SessionDep, actor: UsersAdmin) -> dict[
 
 
 @router.post("/comments/{comment_id}/hide")
-def hide_comment(comment_id: int, body: HideIn, request: Request, session: SessionDep,
+def hide_comment(comment_id: IdPath, body: HideIn, request: Request, session: SessionDep,
                  actor: ContentAdmin) -> dict[str, Any]:
     comment = admin_users.hide_comment(session, actor, comment_id, body.hidden, body.reason)
     session.commit()
@@ -106,7 +106,7 @@ def list_bug_reports(session: SessionDep, _actor: ContentAdmin,
 
 
 @router.post("/bug-reports/{report_id}/resolve")
-def resolve_bug_report(report_id: int, body: ResolveIn, session: SessionDep,
+def resolve_bug_report(report_id: IdPath, body: ResolveIn, session: SessionDep,
                        actor: ContentAdmin) -> dict[str, Any]:
     report = admin_users.resolve_bug_report(session, actor, report_id, body.reason)
     session.commit()

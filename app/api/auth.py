@@ -7,12 +7,17 @@ frontend's (app.pages).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
+
+from app.api.errors import ERRORS, service_error_response
 
 from app.deps import ANON_COOKIE, CatalogDep, SessionDep, SettingsDep, client_ip
 from app.models import User
@@ -23,11 +28,72 @@ from app.services.errors import ServiceError, Unauthorized
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 
-async def _payload(request: Request) -> tuple[dict[str, Any], bool]:
-    """The posted fields and whether the client speaks JSON."""
+class SignupIn(BaseModel):
+    email: str = Field(max_length=320)
+    password: str = Field(max_length=1024)
+    display_name: str = Field(default="", max_length=64)
+    next: str = Field(default="/", max_length=2048, description="where a form post is redirected")
+
+
+class SigninIn(BaseModel):
+    email: str = Field(max_length=320)
+    password: str = Field(max_length=1024)
+    next: str = Field(default="/", max_length=2048)
+
+
+class SignoutIn(BaseModel):
+    next: str = Field(default="/", max_length=2048)
+
+
+class UserOut(BaseModel):
+    id: int
+    email: str
+    display_name: str
+    role: str
+
+
+class SignedIn(BaseModel):
+    user: UserOut
+    next: str
+
+
+class SignedOut(BaseModel):
+    signed_out: bool
+
+
+def _openapi(model: type[BaseModel], ok: type[BaseModel], *statuses: int) -> dict[str, Any]:
+    """The body (JSON or a form) and answers of an /auth route, which reads its body itself."""
+    schema = model.model_json_schema()
+    form = {**schema, "properties": {**schema["properties"], "csrf_token": {"type": "string"}}}
+    return {
+        "openapi_extra": {"requestBody": {"required": True, "content": {
+            "application/json": {"schema": schema},
+            "application/x-www-form-urlencoded": {"schema": form},
+        }}},
+        "responses": {
+            200: {"model": ok, "description": "JSON clients"},
+            303: {"description": "form posts: redirected to `next` (or back to the form with `?error=<code>`)"},
+            **{status: ERRORS[status] for status in statuses},
+        },
+    }
+
+
+async def _payload(request: Request, model: type[BaseModel]) -> tuple[dict[str, Any], bool]:
+    """The posted fields and whether the client speaks JSON.
+
+    JSON is validated against `model` (422 with FastAPI's list of errors); a body
+    that is not JSON, or nested too deep to parse, is a 422 too, never a 500."""
     if request.headers.get("content-type", "").startswith("application/json"):
-        data = await request.json()
-        return (data if isinstance(data, dict) else {}), True
+        raw = await request.body()
+        try:
+            data = json.loads(raw) if raw.strip() else {}
+        except (ValueError, RecursionError) as exc:
+            raise RequestValidationError([{"type": "json_invalid", "loc": ["body"], "input": None,
+                                           "msg": f"The body is not valid JSON ({exc.__class__.__name__})."}])
+        try:
+            return model.model_validate(data).model_dump(), True
+        except ValidationError as exc:
+            raise RequestValidationError(exc.errors(include_url=False, include_context=False))
     form = await request.form()
     return {k: v for k, v in form.items() if isinstance(v, str)}, False
 
@@ -64,7 +130,7 @@ def _failed(exc: ServiceError, as_json: bool, page: str, fields: dict[str, Any])
     """JSON clients get the error; a form goes back to its page (the frontend's),
     which shows `error` and keeps the e-mail typed so far."""
     if as_json:
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+        return service_error_response(exc)
     # only a code: the page shows its own translated text, never text from the link (#13)
     query = urlencode({"error": exc.code or "unknown", "email": str(fields.get("email", ""))[:320],
                        "next": safe_next(fields.get("next"))})
@@ -75,9 +141,10 @@ def _failed(exc: ServiceError, as_json: bool, page: str, fields: dict[str, Any])
 # the database) runs in the thread pool so it never stalls the event loop.
 
 
-@router.post("/signup")
+@router.post("/signup", **_openapi(SignupIn, SignedIn, 400, 403, 409, 413, 422))
 async def signup(request: Request, session: SessionDep, settings: SettingsDep, catalog: CatalogDep) -> Response:
-    fields, as_json = await _payload(request)
+    """Create a learner account and sign it in (the browser's anonymous progress moves to it)."""
+    fields, as_json = await _payload(request, SignupIn)
     return await run_in_threadpool(_signup, request, session, settings, catalog, fields, as_json)
 
 
@@ -93,9 +160,10 @@ def _signup(request: Request, session: SessionDep, settings: SettingsDep, catalo
     return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
 
 
-@router.post("/signin")
+@router.post("/signin", **_openapi(SigninIn, SignedIn, 400, 401, 403, 413, 422, 429))
 async def signin(request: Request, session: SessionDep, settings: SettingsDep, catalog: CatalogDep) -> Response:
-    fields, as_json = await _payload(request)
+    """Sign in; limited per address and, with a back-off, per account (docs/web.md)."""
+    fields, as_json = await _payload(request, SigninIn)
     return await run_in_threadpool(_signin, request, session, settings, catalog, fields, as_json)
 
 
@@ -103,7 +171,8 @@ def _signin(request: Request, session: SessionDep, settings: SettingsDep, catalo
             fields: dict[str, Any], as_json: bool) -> Response:
     try:
         user = accounts.authenticate(session, str(fields.get("email", "")), str(fields.get("password", "")),
-                                     client_ip(request), settings.signin_attempts_per_15min)
+                                     client_ip(request), settings.signin_attempts_per_15min,
+                                     settings.signin_failures_per_account)
     except Unauthorized as exc:
         session.commit()  # keep the failed attempt: it feeds the sign-in rate limit
         return _failed(exc, as_json, "/signin", fields)
@@ -115,9 +184,10 @@ def _signin(request: Request, session: SessionDep, settings: SettingsDep, catalo
     return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
 
 
-@router.post("/signout")
+@router.post("/signout", **_openapi(SignoutIn, SignedOut, 400, 403, 413, 422))
 async def signout(request: Request, session: SessionDep) -> Response:
-    fields, as_json = await _payload(request)
+    """End this browser's session."""
+    fields, as_json = await _payload(request, SignoutIn)
     revoke_session(session, request.cookies.get(SESSION_COOKIE))
     session.commit()
     response: Response = (

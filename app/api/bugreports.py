@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from app.deps import CatalogDep, OwnerDep, SessionDep
+from app.deps import CatalogDep, DbId, OwnerDep, SessionDep
 from app.services import awards, catalog_view
 from app.services import bugreports as service
 from app.services.submissions import latest_submission_id
@@ -16,7 +16,7 @@ router = APIRouter(prefix="/api/bug-reports", tags=["bug reports"])
 class BugReportIn(BaseModel):
     lesson_id: str
     anchor: str = ""
-    submission_id: int | None = None
+    submission_id: DbId | None = None
     message: str
     gpu: str = ""  # the server's GPU, as the result panel last showed it
 

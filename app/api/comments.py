@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from app.deps import CatalogDep, RequireUser, SessionDep, SettingsDep
+from app.deps import CatalogDep, DbId, RequireUser, SessionDep, SettingsDep
 from app.services import awards, catalog_view
 from app.services import comments as service
 
@@ -16,11 +16,11 @@ router = APIRouter(prefix="/api", tags=["comments"])
 
 class CommentIn(BaseModel):
     body: str
-    parent_id: int | None = None
+    parent_id: DbId | None = None
 
 
 class ReadIn(BaseModel):
-    ids: list[int] | None = Field(default=None, max_length=1000)  # None: all
+    ids: list[DbId] | None = Field(default=None, max_length=1000)  # None: all; strict: no `false`, no "1"
 
 
 def _known_lessons(catalog: object) -> set[str] | None:

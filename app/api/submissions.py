@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from app.deps import ANON_COOKIE, CatalogDep, OwnerDep, SessionDep, SettingsDep
+from app.deps import ANON_COOKIE, CatalogDep, IdPath, OwnerDep, SessionDep, SettingsDep
 from app.services import submissions as service
 from app.services.events import events_after
 
@@ -61,7 +61,7 @@ def create_submission(
 
 
 @router.get("/{submission_id}")
-def get_submission(submission_id: int, session: SessionDep, owner: OwnerDep) -> dict:
+def get_submission(submission_id: IdPath, session: SessionDep, owner: OwnerDep) -> dict:
     submission = service.get(session, owner, submission_id)
     view = service.public_view(submission)
     view["position"] = service.queue_position(session, submission_id)
@@ -70,7 +70,7 @@ def get_submission(submission_id: int, session: SessionDep, owner: OwnerDep) -> 
 
 @router.get("/{submission_id}/events")
 async def submission_events(
-    submission_id: int, request: Request, owner: OwnerDep, settings: SettingsDep
+    submission_id: IdPath, request: Request, owner: OwnerDep, settings: SettingsDep
 ) -> StreamingResponse:
     factory = request.app.state.sessionmaker
 

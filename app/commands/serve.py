@@ -48,5 +48,7 @@ def serve(settings) -> int:  # noqa: ANN001
         print(f"kdojo serve: {exc}", file=sys.stderr)
         return 1
     print(f"kdojo: serving http://{settings.host}:{settings.port}", file=sys.stderr)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=settings.access_log)
+    # proxy_headers off: the app trusts X-Forwarded-For only from KDOJO_FORWARDED_ALLOW_IPS (app.main)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=settings.access_log,
+                proxy_headers=False)
     return 0

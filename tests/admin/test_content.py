@@ -94,7 +94,7 @@ def test_a_malformed_lesson_is_not_swapped_in(draft_app, own_lessons):
     toml.write_text(toml.read_text().replace("minutes = 5", 'minutes = "five"'))
     failed = _browser(draft_app).post("/api/admin/lessons/reload", headers=token)
     assert failed.status_code == 422
-    assert "01-intro/lesson.toml: minutes: expected int" in failed.json()["detail"]
+    assert "01-intro/lesson.toml: minutes: expected int" in failed.json()["detail"][0]["msg"]
     assert _browser(draft_app).get("/lessons/intro").status_code == 200  # the old lessons still serve
 
 

@@ -52,7 +52,7 @@ def test_duplicate_email_and_short_password_are_refused_with_a_message(client):
     assert again.status_code == 409 and "already exists" in again.json()["detail"]
     short = client.post("/auth/signup", json={"email": "x@example.com", "password": "short"},
                         headers=csrf(client))
-    assert short.status_code == 422 and "at least 8" in short.json()["detail"]
+    assert short.status_code == 422 and "at least 8" in short.json()["detail"][0]["msg"]
 
 
 def test_failed_form_signin_returns_to_the_form_with_the_error(client):

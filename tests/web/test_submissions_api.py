@@ -61,10 +61,10 @@ def test_bad_input_gets_a_clear_json_error(client):
     assert unknown.status_code == 404 and "nope.nope" in unknown.json()["detail"]
     empty = client.post("/api/submissions", json={"exercise_id": EXERCISE, "source": "  "},
                         headers=csrf(client))
-    assert empty.status_code == 422 and empty.json()["detail"] == "The source is empty."
+    assert empty.status_code == 422 and empty.json()["detail"][0]["msg"] == "The source is empty."
     too_big = client.post("/api/submissions", json={"exercise_id": EXERCISE, "source": "x" * 70000},
                           headers=csrf(client))
-    assert too_big.status_code == 422 and "larger than" in too_big.json()["detail"]
+    assert too_big.status_code == 422 and "larger than" in too_big.json()["detail"][0]["msg"]
     assert client.get("/api/submissions/999999").status_code == 404
 
 

@@ -1,0 +1,91 @@
+"""One shape per error status, for every route (issue #13).
+
+- 422 (the request is malformed or breaks a rule about its values): `detail` is
+  always a list of `{"type", "loc", "msg"}`, FastAPI's own shape; a service's
+  `Invalid` becomes one item whose `type` is its message code.
+- Every other error: `detail` is one English sentence.
+
+A service error with a message code also carries `code` and `params` at the top
+level, for the pages to translate (app/i18n_strings.py `error.<code>`).
+
+The database driver's refusals of values (a NUL byte in text on PostgreSQL, a
+number out of range) are 422s with that shape too: the client sent them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from sqlalchemy.exc import DataError
+
+from app.services.errors import ServiceError
+
+
+class ErrorOut(BaseModel):
+    detail: str
+    code: str | None = None
+    params: dict[str, Any] | None = None
+
+
+class ValidationItem(BaseModel):
+    type: str
+    loc: list[str | int]
+    msg: str
+
+
+class ValidationErrorOut(BaseModel):
+    detail: list[ValidationItem]
+    code: str | None = None
+    params: dict[str, Any] | None = None
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"model": ErrorOut, "description": description}
+
+
+ERRORS: dict[int, dict[str, Any]] = {
+    400: _error("Bad request (e.g. an unreadable form)"),
+    401: _error("Not signed in / unknown token"),
+    403: _error("CSRF check failed, or not allowed"),
+    404: _error("Not found"),
+    409: _error("Conflict"),
+    413: _error("The request body is larger than KDOJO_MAX_REQUEST_BYTES"),
+    422: {"model": ValidationErrorOut, "description": "Validation error"},
+    429: _error("A rate limit or the pending-submissions cap"),
+}
+
+
+def service_error_response(exc: ServiceError) -> JSONResponse:
+    body: dict[str, Any]
+    if exc.status_code == 422:
+        body = {"detail": [{"type": exc.code or "invalid", "loc": ["body"], "msg": exc.detail}]}
+    else:
+        body = {"detail": exc.detail}
+    if exc.code:  # the pages show the error in the reader's language (#13)
+        body |= {"code": exc.code, "params": exc.params}
+    return JSONResponse(body, status_code=exc.status_code)
+
+
+async def service_error_handler(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    return service_error_response(exc)
+
+
+async def data_error_handler(_request: Request, exc: Exception) -> JSONResponse:
+    """PostgreSQL refused a value the client sent (NUL in text, out of range)."""
+    assert isinstance(exc, DataError)
+    reason = str(getattr(exc, "orig", exc)).splitlines()[0][:200]
+    return JSONResponse({"detail": [{"type": "value_error", "loc": ["body"],
+                                     "msg": f"A value was refused by the database: {reason}"}]},
+                        status_code=422)
+
+
+async def overflow_handler(_request: Request, exc: Exception) -> JSONResponse:
+    """SQLite's refusal of a number wider than 64 bits; any other overflow is our bug."""
+    if "too large to convert to SQLite" not in str(exc):
+        raise exc
+    return JSONResponse({"detail": [{"type": "value_error", "loc": ["body"],
+                                     "msg": "A number is too large."}]}, status_code=422)
