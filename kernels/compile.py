@@ -130,12 +130,25 @@ def parse_log(log: str, source: str, exercise: Exercise) -> list[Diagnostic]:
         elif match["file"] == SIGNATURE_FILE:
             index = int(match["line"]) - 1
             kernel = exercise.kernels[min(index, len(exercise.kernels) - 1)]
-            diagnostics.append(Diagnostic(_definition_line(source, kernel.name), 1, "error",
-                f"'{kernel.name}' must be declared exactly as: {kernel.declaration()[:-1]}"))
+            macro = _macro_in_declaration(source, kernel.declaration())
+            message = (f"your `#define {macro}` changes the declaration the judge adds "
+                       f"({kernel.declaration()[:-1]}); rename it" if macro else
+                       f"'{kernel.name}' must be declared exactly as: {kernel.declaration()[:-1]}")
+            diagnostics.append(Diagnostic(_definition_line(source, kernel.name), 1, "error", message))
         else:
             name = match["file"].rsplit("/", 1)[-1]
             diagnostics.append(Diagnostic(0, 0, severity, f"in CUDA header '{name}': {match['msg']}"))
     return diagnostics
+
+
+def _macro_in_declaration(source: str, declaration: str) -> str:
+    """A name the learner #defines that also appears in the declaration the judge
+    appends (`#define N 16` with a parameter `int N`): the real cause of its error."""
+    words = set(re.findall(r"[A-Za-z_]\w*", declaration))
+    for name in re.findall(r"^\s*#\s*define\s+([A-Za-z_]\w*)", source, re.MULTILINE):
+        if name in words:
+            return name
+    return ""
 
 
 def _caret_column(lines: list[str], header_index: int) -> int:

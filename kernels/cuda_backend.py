@@ -25,7 +25,9 @@ from kernels.spec import SCALAR_CTYPES, Exercise
 STICKY = ("ILLEGAL_ADDRESS", "LAUNCH_FAILED", "MISALIGNED_ADDRESS", "ILLEGAL_INSTRUCTION",
           "HARDWARE_STACK_ERROR", "ASSERT", "INVALID_PC", "INVALID_ADDRESS_SPACE", "LAUNCH_TIMEOUT",
           "IllegalAddress", "LaunchFailure", "MisalignedAddress", "IllegalInstruction", "Assert")
-PRINTF_FIFO_BYTES = 1 << 20
+# Small, so that a kernel printing from every thread overflows it cheaply (the
+# rest is dropped, as the emulator caps its output) instead of draining megabytes (#12).
+PRINTF_FIFO_BYTES = 64 << 10
 DEFAULT_DYNAMIC_SHARED = 48 * 1024  # more needs cudaFuncAttributeMaxDynamicSharedMemorySize
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 # the emulator's runtime provides each itself (CUB ends as "needs a GPU").
 C_HEADERS = frozenset({
     "cstdint", "stdint.h", "cfloat", "float.h", "climits", "limits.h", "cmath", "math.h",
-    "cstddef", "stddef.h",
+    "cstddef", "stddef.h", "cstdio", "stdio.h",  # printf is built in on both backends
 })
 CUDA_HEADERS = frozenset({
     "cuda_fp16.h", "cuda_bf16.h", "cooperative_groups.h", "mma.h",

@@ -144,8 +144,8 @@ class EmuBackend:
             return RunOutcome(buffers, fast.output, fault, diagnostics)
         diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, fast)
         races = [d for d in diagnostics if d.kind == "race"]
-        fault = None
-        if races:
+        fault = _gpu_error(diagnostics)
+        if races and fault is None:
             fault = RuntimeFault("wrong_answer", "data race", races[0].message)
         return RunOutcome(buffers, fast.output, fault, unique_diagnostics(diagnostics))
 
@@ -174,6 +174,17 @@ class EmuBackend:
         elif fast is not None:
             diags += _order_dependence(handle.exercise, fast, checked, order, buffers)
         return diags
+
+
+def _gpu_error(diagnostics: list[RunDiagnostic]) -> RuntimeFault | None:
+    """What the checked run found that a GPU reports as an error of its own (#12):
+    an access past a block's shared memory, a misaligned access."""
+    for d in diagnostics:
+        if d.kind == "out_of_bounds" and "shared memory" in d.message.split("(", 1)[0]:
+            return RuntimeFault("runtime_error", "out-of-bounds shared memory access", d.message)
+        if d.kind == "misaligned_address":
+            return RuntimeFault("runtime_error", "misaligned address", d.message)
+    return None
 
 
 def _kernel_names(exercise: Any) -> list[str]:

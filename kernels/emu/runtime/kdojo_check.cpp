@@ -75,7 +75,7 @@ std::string where(const Region& r) {
     switch (r.kind) {
         case R_BUFFER: return "buffer '" + r.name + "'";
         case R_DYN_SHARED: return "dynamic shared memory (extern __shared__)";
-        default: return "'" + r.name + "'";
+        default: return "shared memory array '" + r.name + "'";
     }
 }
 
@@ -101,6 +101,8 @@ void out_of_bounds(const Region& r, uintptr_t a, size_t size, bool write, uint64
     long long elems = static_cast<long long>((r.hi - r.lo) / (r.elem_bytes ? r.elem_bytes : 1));
     if (r.kind == R_DYN_SHARED) {
         msg += " at byte offset " + std::to_string(off) + ", but the launch gives it " + std::to_string(r.hi - r.lo) + " bytes";
+    } else if (r.kind == R_STATIC) {
+        msg += " at byte offset " + std::to_string(off) + ", but it has " + std::to_string(r.hi - r.lo) + " bytes";
     } else {
         long long eb = static_cast<long long>(r.elem_bytes);
         long long idx = off >= 0 ? off / eb : -((-off + eb - 1) / eb);
@@ -110,6 +112,11 @@ void out_of_bounds(const Region& r, uintptr_t a, size_t size, bool write, uint64
     msg += " (" + who(g_block_linear, t ? t->st.linear : 0) + ", " + pc_tag(pc) + ")";
     bool mapped = r.kind != R_BUFFER || (a >= r.map_lo && a + size <= r.map_hi);
     if (!mapped) fail_in_fiber(write ? "out-of-bounds write" : "out-of-bounds read", msg, 0, pc);
+    // Shared memory has no guard bands: a GPU reports an access past a block's
+    // shared memory as an error, so this ends the case (the host side makes it
+    // a runtime_error); a buffer overrun is judged by its guard bands.
+    if (r.kind != R_BUFFER)
+        fail_in_fiber(write ? "out-of-bounds shared memory write" : "out-of-bounds shared memory read", msg, 0, pc);
     add_diag("out_of_bounds", 0, pc, msg);
 }
 
@@ -160,6 +167,19 @@ void track(Region& r, uintptr_t a, size_t size, bool write, bool atomic, uint64_
     }
 }
 
+// A load or store the compiler emitted as naturally aligned (__tsan_readN, not
+// __tsan_unaligned_readN) at an address that is not: on a GPU, "misaligned
+// address" (e.g. a float4 at an index not a multiple of 4).
+__attribute__((noinline, cold)) void misaligned(uintptr_t a, size_t size, bool write, uint64_t pc) {
+    char b[96];
+    snprintf(b, sizeof b, "misaligned %zu-byte %s at address 0x%llx, ", size, write ? "write" : "read",
+             static_cast<unsigned long long>(a));
+    fail_in_fiber("misaligned address", std::string(b) + pc_tag(pc) + ": a " + std::to_string(size) +
+                  "-byte access needs an address that is a multiple of " + std::to_string(size), 0, pc);
+}
+
+void access_aligned(uintptr_t a, size_t size, bool write, uint64_t pc);
+
 void access(uintptr_t a, size_t size, bool write, bool atomic, uint64_t pc) {
     if (!g_block_linear || !current_thread() || in_current_stack(a)) return;
     Region* r = find(g_launch, a);
@@ -174,6 +194,11 @@ Region make_region(RegionKind kind, const std::string& name, uintptr_t lo, uintp
     Region r{kind, name, lo, hi, tlo, thi, tlo, thi, elem, {}};
     r.cells.assign((hi - lo + kGranule - 1) / kGranule, Cell{});
     return r;
+}
+
+void access_aligned(uintptr_t a, size_t size, bool write, uint64_t pc) {
+    if (__builtin_expect((a & (size - 1)) != 0, 0) && g_block_linear && current_thread()) misaligned(a, size, write, pc);
+    access(a, size, write, false, pc);
 }
 
 }  // namespace
@@ -191,15 +216,10 @@ void check_launch_begin() {
     g_launch.push_back(make_region(R_DYN_SHARED, "extern __shared__", s, s + g_dyn_smem_bytes, s, s + g_dyn_smem_bytes + 4096, 1));
 }
 
-void check_block_begin() {
-    // Shared memory (dynamic and static) is per block: forget the last block's accesses.
-    Region& dyn = g_launch.back();
-    std::fill(dyn.cells.begin(), dyn.cells.end(), Cell{});
-    for (Region& r : g_statics) std::fill(r.cells.begin(), r.cells.end(), Cell{});
-}
-
-void check_launch_end() {
-    // A write-write race where both threads wrote the same value changes nothing.
+// A write-write race where both threads wrote the same value changes nothing
+// (llm.c's layernorm: every lane stores the warp's sum): decided once the
+// block is over, before the next block reuses its shared memory.
+void resolve_pending() {
     for (const PendingWrite& p : g_pending) {
         uint16_t now;
         memcpy(&now, reinterpret_cast<const void*>(p.addr), 2);
@@ -209,6 +229,18 @@ void check_launch_end() {
         }
     }
     g_pending.clear();
+}
+
+void check_block_begin() {
+    resolve_pending();
+    // Shared memory (dynamic and static) is per block: forget the last block's accesses.
+    Region& dyn = g_launch.back();
+    std::fill(dyn.cells.begin(), dyn.cells.end(), Cell{});
+    for (Region& r : g_statics) std::fill(r.cells.begin(), r.cells.end(), Cell{});
+}
+
+void check_launch_end() {
+    resolve_pending();
     g_races = 0;
     g_launch.clear();
 }
@@ -232,8 +264,8 @@ void note_atomic(const volatile void* p, unsigned bytes) {
 // not drop the store of a read-modify-write, which the race check needs).
 #define KDOJO_RA reinterpret_cast<uint64_t>(__builtin_return_address(0))
 #define KDOJO_HOOK(N)                                                                                    \
-    extern "C" void __tsan_read##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, false, false, KDOJO_RA); } \
-    extern "C" void __tsan_write##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, true, false, KDOJO_RA); } \
+    extern "C" void __tsan_read##N(void* a) { kdojo::access_aligned(reinterpret_cast<uintptr_t>(a), N, false, KDOJO_RA); } \
+    extern "C" void __tsan_write##N(void* a) { kdojo::access_aligned(reinterpret_cast<uintptr_t>(a), N, true, KDOJO_RA); } \
     extern "C" void __tsan_unaligned_read##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, false, false, KDOJO_RA); } \
     extern "C" void __tsan_unaligned_write##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, true, false, KDOJO_RA); }
 KDOJO_HOOK(1)

@@ -1,0 +1,10 @@
+// expect: runtime_error — float4 loads from x + 1, an address that is not a multiple of 16 [emulator: wrong_answer, g++ copies a float4 as four floats, so no 16-byte access is seen]
+extern "C" __global__ void saxpy(int n, float a, const float* x, float* y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const float4* shifted = reinterpret_cast<const float4*>(x + 1);
+    if (4 * i + 4 < n) {
+        float4 v = shifted[i];
+        y[4 * i + 1] += a * v.x;
+    }
+    for (int j = i; j < n; j += gridDim.x * blockDim.x) y[j] = a * x[j] + y[j];
+}
