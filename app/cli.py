@@ -7,6 +7,7 @@ command line never imports the web stack.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 # sub-command -> module with `main(argv: list[str]) -> int`
@@ -45,7 +46,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # kernels.cli takes the sub-command name itself (it serves two commands)
     sub_argv = args if module_name == "kernels.cli" else args[1:]
-    return int(module.main(sub_argv) or 0)
+    try:
+        code = int(module.main(sub_argv) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return quiet_broken_pipe()
+
+
+def quiet_broken_pipe() -> int:
+    """The reader went away (`kdojo judge … | head`): no traceback. Python would
+    flush stdout again at exit and fail once more, so point it at /dev/null."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,8 +32,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
+    from kernels.catalog import default_lessons_dir
+
     parser = _Parser(prog=f"kdojo {command}", add_help=True)
-    parser.add_argument("--lessons", default=None, help="lessons folder (default $KDOJO_LESSONS_DIR or ./lessons)")
+    parser.add_argument("--lessons", default=None,
+                        help=f"lessons folder (default $KDOJO_LESSONS_DIR, else {default_lessons_dir()})")
     parser.add_argument("--json", action="store_true", help="print the v1 result document only")
     if command == "judge":
         parser.add_argument("file", help="CUDA source file (device code only)")
@@ -52,10 +55,21 @@ def main(argv: list[str] | None = None) -> int:
     command = args[0]
     try:
         options = _parser(command).parse_args(args[1:])
+        _check_lessons(options.lessons)
         return judge(options) if command == "judge" else exercises(options)
     except UsageError as exc:
         print(f"kdojo {command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _check_lessons(folder: str | None) -> None:
+    """A lessons folder that is not there is a usage error, not "unknown exercise"."""
+    from kernels.catalog import default_lessons_dir
+
+    path = Path(folder) if folder is not None else default_lessons_dir()
+    if not path.is_dir():
+        where = "--lessons" if folder is not None else "$KDOJO_LESSONS_DIR"
+        raise UsageError(f"{where}: no lessons folder at {path}")
 
 
 def exercises(options: argparse.Namespace) -> int:

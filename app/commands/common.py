@@ -70,7 +70,11 @@ def database() -> Iterator[Any]:
     from app.migrate import upgrade
     from app.services.errors import ServiceError
 
+    from app.datadir import describe_database
+
     settings = load_settings()
+    # which database: a command run from another folder must not silently use another one
+    print(f"kdojo: database {describe_database(settings.database_url)}", file=sys.stderr)
     upgrade(settings.database_url)
     engine = make_engine(settings.database_url)
     try:
