@@ -67,8 +67,11 @@ ACHIEVEMENTS: tuple[Achievement, ...] = (
     Achievement("beat_framework", "프레임워크 추월", "Faster than the framework",
                 "GPU에서 프레임워크 기준선보다 빨랐다.", "Beat the framework baseline on a GPU.",
                 lambda s: s.beat_framework),
+    # pct_of_peak exists only for exercises with a byte model (bandwidth-bound), and
+    # only an accepted GPU result counts (app.services.awards._largest_pct)
     Achievement("roofline_80", "루프라인 근처", "Near the roofline",
-                "피크 대역폭의 80%에 도달했다.", "Reach 80% of peak bandwidth on a GPU.",
+                "대역폭이 한계인 연습 문제를 GPU에서 피크 대역폭의 80% 이상으로 통과했다.",
+                "Pass a bandwidth-bound exercise at 80% or more of peak bandwidth on a GPU.",
                 lambda s: s.best_pct_of_peak >= 80.0),
     Achievement("helpful", "대화 시작", "Conversation starter",
                 "댓글에 답글을 받았다.", "Receive a reply to one of your comments.",

@@ -27,15 +27,20 @@ def catalog_page(request: Request, session: SessionDep, user: CurrentUser, catal
     done_exercises = set(summary.completed_exercise_ids)
     done_lessons = set(summary.completed_lesson_ids)
     context["tracks"] = [
-        {
-            "id": track.id,
-            "lessons": [
-                {"lesson": lesson, "state": lesson_state(lesson, done_exercises, done_lessons)}
-                for lesson in track.lessons
-                if visible(lesson, user)
-            ],
-        }
+        track_view(track.id, [
+            {"lesson": lesson, "state": lesson_state(lesson, done_exercises, done_lessons)}
+            for lesson in track.lessons
+            if visible(lesson, user)
+        ])
         for track in catalog.tracks
         if any(visible(lesson, user) for lesson in track.lessons)
     ]
     return render(request, "catalog.html", context)
+
+
+def track_view(track_id: str, items: list[dict]) -> dict:
+    """A track on the home page: its lessons with their states, and how many are done
+    (of those this reader sees; progress.js recounts them from local progress)."""
+    done = sum(1 for item in items if item["state"] == "done")
+    return {"id": track_id, "lessons": items, "done": done, "total": len(items),
+            "pct": int(100 * done / len(items)) if items else 0}

@@ -10,6 +10,7 @@ from starlette.responses import HTMLResponse
 
 from app.content import Lesson, render_inline, render_markdown
 from app.deps import CatalogDep, CurrentUser, SessionDep
+from app.i18n import track_title
 from app.pages import anon_cache
 from app.pages.context import base_context, not_found, render
 from app.services.catalog_view import visible
@@ -49,6 +50,19 @@ def neighbours(catalog: Any, lesson: Lesson, user: Any = None) -> tuple[Lesson |
 # Signed-in learners and the comment-list fragment always read fresh.
 ANON_COMMENTS_TTL_S = 2.0
 _anon_comments: dict[tuple[str, str], tuple[float, list[Any]]] = {}
+
+
+def prerequisite_views(catalog: Any, lesson: Lesson, lang: str, user: Any = None) -> list[dict[str, str]]:
+    """The lessons to read first, by title; one in another track also names that
+    track (the memory-patterns track starts from the foundations track's reduction)."""
+    views = []
+    for lesson_id in lesson.prerequisites:
+        other = catalog.lesson(lesson_id)
+        if other is None or not visible(other, user):
+            continue
+        views.append({"id": other.id, "title": other.title(lang),
+                      "track": track_title(lang, other.track) if other.track != lesson.track else ""})
+    return views
 
 
 def comments_for(session: Any, lesson_id: str, cached: bool = False) -> list[Any]:
@@ -97,6 +111,7 @@ def lesson_page(
         total=total,
         prev_lesson=prev_lesson,
         next_lesson=next_lesson,
+        prerequisites=prerequisite_views(catalog, lesson, lang, user),
         exercises=exercises,
         comments=comments,
         comments_total=sum(1 + len(c.get("replies", ())) for c in comments),

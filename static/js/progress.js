@@ -117,6 +117,19 @@
       const label = card.querySelector(".lesson-state");
       if (label) { label.dataset.state = state; label.textContent = S["catalog." + state] || state; }
     });
+    markTracks();
+  }
+
+  // Each track's "lessons done" line, recounted from its cards' states.
+  function markTracks() {
+    document.querySelectorAll("section.track").forEach((section) => {
+      const cards = section.querySelectorAll(".lesson-card[data-lesson-id]");
+      const done = Array.from(cards).filter((card) => card.classList.contains("state-done")).length;
+      const text = section.querySelector(".track-progress-text");
+      if (text) text.textContent = fmt(S["catalog.track_progress"], { done, total: cards.length });
+      const meter = section.querySelector(".track-meter");
+      if (meter) { meter.max = cards.length; meter.value = done; }
+    });
   }
 
   function markSolved(ids) {

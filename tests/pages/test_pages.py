@@ -116,7 +116,7 @@ def test_draft_lesson_page_shows_its_status_and_prerequisite(client: TestClient,
     _sign_in_as_instructor(client, settings)
     html = client.get("/lessons/next-steps?lang=en").text
     assert "Lesson 02 of 02" in html and ">draft</span>" in html
-    assert '<a href="/lessons/add-one">add-one</a>' in html
+    assert '<a href="/lessons/add-one" data-lesson-id="add-one">Add one — one element per thread</a>' in html
     assert 'rel="prev" href="/lessons/add-one"' in html
 
 
