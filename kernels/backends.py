@@ -51,7 +51,12 @@ def emu_available() -> tuple[bool, str]:
     except ImportError as exc:
         return False, f"the emulator is not installed ({exc})"
     try:
-        return (True, "") if cls().available() else (False, "the emulator cannot run here (is g++ installed?)")
+        backend = cls()
+        if backend.available():
+            return True, ""
+        # One line for the operator: no toolchain, or no sandbox (the emulator fails closed).
+        why = getattr(backend, "unavailable_reason", lambda: None)()
+        return False, why or "the emulator cannot run here (is g++ installed?)"
     except Exception as exc:  # noqa: BLE001 — any failure means "not available", said in one line
         return False, f"the emulator cannot run here ({exc})"
 

@@ -33,7 +33,8 @@ from kernels.backend import (BuildError, Diagnostic, GuardedArray, Launch, Progr
                              RunOutcome, RuntimeFault, unique_diagnostics)
 from kernels.emu import build as toolchain
 from kernels.emu import launcher
-from kernels.emu.process import Crash, ProgramProcess
+from kernels.emu import jail
+from kernels.emu.process import OURS, Crash, ProgramProcess
 from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
                                   encode_request, float_bits, int_bits)
 from kernels.emu.source import SourceError, prepare
@@ -45,6 +46,15 @@ CHECK_MAX_BYTES = 16 << 20
 _FLOAT_CTYPES = ("float", "double", "__half", "half", "__nv_bfloat16")
 # Scheduler faults and the verdict each maps to (anything else: runtime_error).
 _FAULT_KINDS = {"deadlock": "time_limit_exceeded"}
+# What an answer may carry. The program runs the learner's code, so its answer is
+# data to check, never trusted: unknown diagnostic kinds are dropped, text is capped.
+DIAGNOSTIC_KINDS = frozenset({"divergent_barrier", "warp_mask", "warp_mask_mismatch", "shuffle_source", "deadlock",
+                              "out_of_bounds", "race", "stack_overflow", "invalid_memory_access", "trap",
+                              "check_crash", "assert", "invalid_launch", "printf", "misaligned_address",
+                              "grid_sync_without_a_cooperative_launch", "invalid_tile_size"})
+MAX_DIAGNOSTICS = 32
+MAX_TEXT_CHARS = 2000
+MAX_OUTPUT_CHARS = 16 * 1024 + 64
 _PC_TAG = re.compile(r"@@PC:0x([0-9a-f]+)@@")
 
 
@@ -54,9 +64,11 @@ class EmuHandle:
     exercise: Any
     processes: dict[str, ProgramProcess] = field(default_factory=dict)
 
-    def process(self, variant: str, cpu_s: int) -> ProgramProcess:
+    def process(self, variant: str, cpu_s: int, fresh: bool = False) -> ProgramProcess:
         proc = self.processes.get(variant)
-        if proc is None or not proc.alive:
+        if fresh and proc is not None:
+            proc.kill()
+        if fresh or proc is None or not proc.alive:
             proc = ProgramProcess(self.built.programs[variant], cpu_s)
             self.processes[variant] = proc
         return proc
@@ -80,22 +92,32 @@ class EmuBackend:
     supports_timing = False
 
     def available(self) -> bool:
-        return toolchain.toolchain_ok()
+        return self.unavailable_reason() is None
+
+    def unavailable_reason(self) -> str | None:
+        """One line for the operator when the emulator cannot judge here: no toolchain,
+        or no sandbox (fail closed: see kernels/emu/jail.py)."""
+        if not toolchain.toolchain_ok():
+            return "the emulator needs g++ and Boost.Context (apt-get install g++ libboost-context-dev)"
+        return jail.refusal()
 
     def preload(self) -> None:
         """Called by the judge's spare job process before a job arrives: the runtime's
         objects (cached across jobs) and the bubblewrap probe are paid for here."""
         for variant in toolchain.VARIANTS:
             toolchain.runtime_objects(variant)
-        from kernels.emu import jail
-
-        jail.bwrap_works()
+        jail.mode()
 
     def device_info(self) -> dict[str, Any]:
         return {"name": f"CPU emulator ({platform.machine()}, {os.cpu_count()} cores)",
                 "sm_clock_mhz": None, "temp_c": None}
 
     def build(self, exercise: Any, source: str, constants: dict[str, int]) -> Program:
+        refused = jail.refusal()
+        if refused:  # the judge refuses at start-up; this is the second line of that defence
+            from kernels.backends import BackendUnavailable
+
+            raise BackendUnavailable(refused)
         try:
             learner = prepare(source)
         except SourceError as exc:
@@ -105,8 +127,8 @@ class EmuBackend:
         tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names)
         try:
             built, messages, log = toolchain.compile_programs(tu, float(exercise.limits.compile_s))
-        except TimeoutError as exc:
-            raise BuildError([Diagnostic(0, 0, "error", f"the emulator's compiler timed out: {exc}")]) from None
+        except toolchain.CompilerLimit as exc:
+            raise BuildError([Diagnostic(0, 0, "error", str(exc))], str(exc)) from None
         if built is None:
             diags = _compile_diagnostics(messages, exercise)
             raise BuildError(diags, "\n".join(f"{launcher.LEARNER_FILE}:{d.line}: {d.message}" for d in diags))
@@ -122,8 +144,15 @@ class EmuBackend:
                            buffers[name].size * buffers[name].full.dtype.itemsize, buffers[name].full.dtype.itemsize)
                 for name in order]
         request = encode_request(wire, [_wire_launch(launch, order) for launch in launches], adversarial=False)
-        cpu_s = max(1, int(timeout_s) + 1)
-        fast = handle.process("fast", cpu_s).call(request, timeout_s)
+        cpu_s = _cpu_budget(timeout_s)
+        fast = handle.process("fast", cpu_s).call(request, timeout_s, cpu_s)
+        if isinstance(fast, Crash) and fast.kind == OURS:
+            # Killed by a signal we did not send: the machine's fault. Once more, afresh.
+            fast = handle.process("fast", cpu_s, fresh=True).call(request, timeout_s, cpu_s)
+            if isinstance(fast, Crash) and fast.kind == OURS:
+                raise RuntimeError(f"emulator: {fast.message} (twice)")
+        if not isinstance(fast, Crash):
+            fast = _checked(fast, wire)
         diagnostics: list[RunDiagnostic] = []
         if isinstance(fast, Crash):
             # A crash or a hang ends the run like a sticky CUDA error; a crash of a
@@ -158,7 +187,10 @@ class EmuBackend:
             return []
         adversarial = request[:4] + (1).to_bytes(4, "little") + request[8:]
         program = handle.built.programs["check"]
-        checked = handle.process("check", max(1, int(timeout_s) + 1)).call(adversarial, timeout_s)
+        cpu_s = _cpu_budget(timeout_s)
+        checked = handle.process("check", cpu_s).call(adversarial, timeout_s, cpu_s)
+        if not isinstance(checked, Crash):
+            checked = _checked(checked, wire)
         if isinstance(checked, Crash):
             if fast is None:
                 return []
@@ -174,6 +206,41 @@ class EmuBackend:
         elif fast is not None:
             diags += _order_dependence(handle.exercise, fast, checked, order, buffers)
         return diags
+
+
+def _cpu_budget(timeout_s: float) -> int:
+    """A case's CPU seconds: its wall-clock limit on every worker thread (the program
+    runs blocks on up to 8), so the wall clock stays the limit that ends a hang."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except OSError:
+        cpus = os.cpu_count() or 1
+    return max(1, int(timeout_s * min(8, cpus)) + 1)
+
+
+def _checked(response: WireResponse, wire: list[WireBuffer]) -> WireResponse | Crash:
+    """The program's answer as data: the same buffers, of the same sizes, known
+    diagnostic kinds, bounded text. Anything else is the learner's runtime_error."""
+    if len(response.buffers) != len(wire):
+        return Crash("runtime_error", "output corrupted",
+                     f"the program's answer has {len(response.buffers)} buffers, not {len(wire)}", "")
+    for got, sent in zip(response.buffers, wire):
+        if memoryview(got).nbytes != memoryview(sent.data).nbytes:
+            return Crash("runtime_error", "output corrupted",
+                         f"the program's answer changed the size of buffer '{sent.name}'", "")
+    if response.fault_name == "internal":
+        # Only a forged answer (or a bug) names this fault: never an internal_error here.
+        response.fault_name = "corrupted"
+        response.fault_message = "the program's answer named a fault the runtime does not give"
+    if response.fault_name is not None:
+        response.fault_name = response.fault_name[:80]
+        response.fault_message = response.fault_message[:MAX_TEXT_CHARS]
+    response.diagnostics = [d for d in response.diagnostics if d.kind in DIAGNOSTIC_KINDS][:MAX_DIAGNOSTICS]
+    for d in response.diagnostics:
+        d.message = d.message[:MAX_TEXT_CHARS]
+    if len(response.output) > MAX_OUTPUT_CHARS:
+        response.output = response.output[:MAX_OUTPUT_CHARS] + "\n[output truncated]\n"
+    return response
 
 
 def _gpu_error(diagnostics: list[RunDiagnostic]) -> RuntimeFault | None:
@@ -284,8 +351,6 @@ def _fault_diagnostic(response: WireResponse, program: Path) -> RunDiagnostic:
 
 def _scheduler_fault(response: WireResponse, program: Path) -> RuntimeFault:
     name = response.fault_name or "fault"
-    if name == "internal":
-        raise RuntimeError(f"emulator: {response.fault_message}")
     diag = _fault_diagnostic(response, program)
     where = f" (line {diag.line})" if diag.line and f"line {diag.line}" not in diag.message else ""
     kind = _FAULT_KINDS.get(name, "runtime_error")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import math
 import os
 import re
 import shlex
@@ -143,8 +144,14 @@ def parse_messages(log: str) -> list[CompileMessage]:
     return messages
 
 
+class CompilerLimit(RuntimeError):
+    """g++ ran past its memory or time: the learner's compile_error, with this message."""
+
+
 def compile_programs(tu_text: str, timeout_s: float) -> tuple[Built | None, list[CompileMessage], str]:
-    """Compile both variants. Returns (built, [], "") or (None, messages, log) on a compile error."""
+    """Compile both variants. Returns (built, [], "") or (None, messages, log) on a compile error.
+    Raises CompilerLimit when g++ runs past its memory (jail.compile_memory_bytes(),
+    shared by the two compilers running at once) or `timeout_s` (CPU and wall)."""
     objects = {v: runtime_objects(v) for v in VARIANTS}
     work = Path(tempfile.mkdtemp(prefix="kdojo-emu-"))
     work.chmod(0o777)  # the jailed compiler runs as nobody
@@ -152,6 +159,7 @@ def compile_programs(tu_text: str, timeout_s: float) -> tuple[Built | None, list
     # whatever #line says), so addr2line answers with "submission.cu:LINE".
     (work / LEARNER_FILE).write_text(tu_text)
     started = time.monotonic()
+    memory = jail.compile_memory_bytes()
     procs = {}
     for v in VARIANTS:
         # Compile and link separately: the sanitizer flag must not reach the
@@ -159,27 +167,45 @@ def compile_programs(tu_text: str, timeout_s: float) -> tuple[Built | None, list
         compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], f"-I{RUNTIME_DIR}", "-x", "c++", "-c", LEARNER_FILE, "-o", f"tu_{v}.o"]
         link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
         argv = ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]
-        cmd = jail.compile_command(argv, work, [RUNTIME_DIR, objects[v][0].parent])
-        cpu_s = max(1, int(timeout_s))
-        procs[v] = subprocess.Popen(cmd, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
-                                    start_new_session=True, preexec_fn=lambda c=cpu_s: jail.compiler_limits(c))
+        launch = jail.compile_launch(argv, work, [RUNTIME_DIR, objects[v][0].parent],
+                                     max(1, math.ceil(timeout_s)), memory // len(VARIANTS))
+        procs[v] = jail.spawn(launch, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
+                              start_new_session=True)
     logs = {}
     for v, proc in procs.items():
         try:
+            # The log is bounded: g++ stops after -fmax-errors; a flood is cut by the limit below.
             out, _ = proc.communicate(timeout=max(0.1, timeout_s - (time.monotonic() - started)))
         except subprocess.TimeoutExpired:
             for p in procs.values():
                 _kill(p)
             shutil.rmtree(work, ignore_errors=True)
-            raise TimeoutError(f"g++ did not finish within {timeout_s:g} s") from None
-        logs[v] = out.decode("utf-8", errors="replace")
+            raise CompilerLimit(_limit_message(memory, timeout_s)) from None
+        logs[v] = out.decode("utf-8", errors="replace")[-_LOG_CHARS:]
     failed = [v for v, p in procs.items() if p.returncode != 0]
     if failed:
         log = logs[failed[0]]
         shutil.rmtree(work, ignore_errors=True)
+        if any(_ran_out(procs[v].returncode, logs[v]) for v in failed):
+            raise CompilerLimit(_limit_message(memory, timeout_s))
         return None, parse_messages(log), log
     return Built(work, {v: work / f"prog_{v}" for v in VARIANTS}, time.monotonic() - started), [], ""
+
+
+_LOG_CHARS = 64 * 1024
+_OUT_OF_MEMORY = ("out of memory", "virtual memory exhausted", "Cannot allocate memory", "std::bad_alloc",
+                  "memory exhausted")
+
+
+def _ran_out(returncode: int, log: str) -> bool:
+    """g++ hit our memory or CPU limit (not a compile error in the source)."""
+    killed = returncode < 0 or returncode > 128  # the shell reports a signal as 128+N
+    return killed or any(text in log for text in _OUT_OF_MEMORY) or "signal terminated program" in log
+
+
+def _limit_message(memory: int, timeout_s: float) -> str:
+    return f"the compiler ran past its {memory / (1 << 30):g} GB / {timeout_s:g} s"
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -219,5 +245,5 @@ def _learner_line(frames: list[str]) -> int:
     return 0
 
 
-__all__ = ["Built", "CompileMessage", "ToolchainError", "compile_programs", "parse_messages", "runtime_objects",
+__all__ = ["Built", "CompileMessage", "CompilerLimit", "ToolchainError", "compile_programs", "parse_messages", "runtime_objects",
            "symbolize", "toolchain_ok", "LAUNCHER_FILE", "LEARNER_FILE"]

@@ -1,32 +1,72 @@
-"""The outer sandbox for the emulator's untrusted host code.
+"""The sandbox for the emulator's untrusted host code, installed from outside.
 
-The emulator compiles a learner's kernel as host C++ and runs it on this
-machine, so both the compiler and the program run jailed, in layers:
+The emulator compiles a learner's kernel as host C++ and runs it here. Every
+source check may be assumed bypassed, so containment never depends on code
+linked into the learner's binary. Both the compiler and the program run
+under bubblewrap, started by the judge with the limits already set:
 
-1. bubblewrap, when it works here (probed once per process): new user, pid,
-   network, IPC and mount namespaces, no capabilities, uid/gid 65534, only
-   the paths the step needs (read-only), a tmpfs /tmp, dies with its parent;
-2. always: a fresh process group killed on the wall-clock limit, an empty
-   environment, and RLIMIT_CPU / NPROC / FSIZE / NOFILE / CORE for the
-   compiler (set in the child before exec);
-3. inside the program itself (runtime/kdojo_sandbox.cpp): dropping root,
-   its own rlimits and a seccomp filter, installed before any learner code.
+* namespaces: new user, pid, network, IPC, UTS and mount namespaces, every
+  capability dropped, uid/gid 65534, an empty environment; a read-only root
+  holding only what the step needs. g++ sees the toolchain, the runtime's
+  headers and objects and its work directory (no /etc, /dev, /proc or
+  /home: `#include "/dev/zero"` or `.incbin "/etc/passwd"` finds nothing), a
+  size-bounded tmpfs /tmp; the program sees nothing but itself.
+* rlimits, set in the child before bubblewrap is exec'd (so they hold from
+  the first instruction): RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE,
+  RLIMIT_NOFILE, RLIMIT_CORE, and RLIMIT_NPROC. When the judge runs as root
+  the child first becomes uid 65534 for real, so the kernel enforces
+  RLIMIT_NPROC inside the sandbox's user namespace (it never does for root).
+* the program's seccomp filter (kernels/emu/seccomp.py), which bubblewrap
+  installs before it execs the program (`--seccomp FD`).
 
-Where bubblewrap cannot create namespaces (some containers), layers 2 and 3
-still hold; `bwrap_works()` says which one is in use.
+Fail closed: where bubblewrap cannot build a sandbox, `refusal()` names why
+in one line and the emulator refuses to judge, unless the operator sets
+KDOJO_EMU_UNSANDBOXED=1 (a trusted classroom). Then the same rlimits and
+the same seccomp filter are still installed from outside, by the child
+before it execs the program; only the namespaces are missing.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import resource
 import shutil
 import subprocess
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
+
+from kernels.emu import seccomp
 
 NOBODY = 65534
-_SYSTEM_DIRS = ("/usr", "/etc/alternatives")
+UNSANDBOXED_ENV = "KDOJO_EMU_UNSANDBOXED"
+COMPILE_MB_ENV = "KDOJO_EMU_COMPILE_MB"  # the compile step's memory (its compilers share it)
+MEMORY_MB_ENV = "KDOJO_EMU_MEMORY_MB"  # the emulated program's address space
+DEFAULT_COMPILE_MB = 2048
+DEFAULT_MEMORY_MB = 2048
+PROGRAM_TASKS = 24  # bubblewrap's two, the program and its (at most 8) worker threads, slack
+COMPILER_TASKS = 32  # sh, g++, cc1plus, as, collect2, ld and bubblewrap's own
+TMP_BYTES = 256 << 20
+_TOOLCHAIN_DIRS = ("/usr/bin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/usr/include")
+
+
+def _megabytes(name: str, default: int) -> int:
+    try:
+        value = int(os.environ.get(name, default))
+    except ValueError:
+        value = default
+    return max(64, value)
+
+
+def compile_memory_bytes() -> int:
+    return _megabytes(COMPILE_MB_ENV, DEFAULT_COMPILE_MB) << 20
+
+
+def program_memory_bytes() -> int:
+    return _megabytes(MEMORY_MB_ENV, DEFAULT_MEMORY_MB) << 20
 
 
 @functools.lru_cache(maxsize=1)
@@ -34,30 +74,75 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
+def _as_nobody_possible() -> bool:
+    return os.geteuid() == 0
+
+
+@dataclass(frozen=True)
+class Mode:
+    sandboxed: bool  # bubblewrap builds the namespaces
+    as_nobody: bool  # the child becomes uid 65534 before bubblewrap (we are root)
+    reason: str  # one line: what is in use, or why the emulator refuses
+
+
 @functools.lru_cache(maxsize=1)
-def bwrap_works() -> bool:
-    """True when bubblewrap can build a sandbox here (it needs user or setuid namespaces)."""
+def mode() -> Mode:
+    """Which sandbox this machine gives (probed once per process)."""
     path = bwrap_path()
-    if not path:
-        return False
+    why = "bubblewrap (bwrap) is not installed"
+    if path:
+        for as_nobody in ((True, False) if _as_nobody_possible() else (False,)):
+            ok, why = _probe(path, as_nobody)
+            if ok:
+                who = "as uid 65534" if as_nobody else f"as uid {os.geteuid()}"
+                return Mode(True, as_nobody, f"bubblewrap namespaces {who}, seccomp, rlimits")
+    if os.environ.get(UNSANDBOXED_ENV) == "1":
+        return Mode(False, _as_nobody_possible(),
+                    f"{UNSANDBOXED_ENV}=1: no namespaces ({why}); seccomp and rlimits only")
+    return Mode(False, False, f"the emulator refuses to run submissions: {why}; install bubblewrap with "
+                              f"user namespaces enabled, or set {UNSANDBOXED_ENV}=1 for a trusted classroom")
+
+
+def bwrap_works() -> bool:
+    return mode().sandboxed
+
+
+def refusal() -> str | None:
+    """None when submissions may run here, else the one line for the operator."""
+    current = mode()
+    if current.sandboxed or os.environ.get(UNSANDBOXED_ENV) == "1":
+        return None
+    return current.reason
+
+
+def _probe(path: str, as_nobody: bool) -> tuple[bool, str]:
+    argv = [path, *_base_args(), *_toolchain_binds(), "--remount-ro", "/", "--", "/usr/bin/true"]
     try:
-        probe = subprocess.run([path, *_base_args(), *_system_binds(), "/usr/bin/true"],
-                               stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return probe.returncode == 0
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10,
+                              preexec_fn=_become_nobody if as_nobody else None)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"bubblewrap did not start ({exc})"
+    if done.returncode == 0:
+        return True, ""
+    detail = done.stderr.decode(errors="replace").strip().splitlines()
+    return False, "bubblewrap cannot create namespaces here" + (f" ({detail[-1]})" if detail else "")
+
+
+def _become_nobody() -> None:
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
 
 
 def _base_args() -> list[str]:
     return ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--uid", str(NOBODY), "--gid", str(NOBODY), "--clearenv",
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--uid", str(NOBODY), "--gid", str(NOBODY), "--clearenv"]
 
 
-def _system_binds() -> list[str]:
+def _toolchain_binds() -> list[str]:
     args: list[str] = []
-    for d in _SYSTEM_DIRS:
-        if os.path.isdir(d):
+    for d in _TOOLCHAIN_DIRS:
+        if os.path.isdir(d) and not os.path.islink(d):
             args += ["--ro-bind", d, d]
     for link in ("bin", "lib", "lib64", "sbin"):
         target = Path("/") / link
@@ -68,38 +153,176 @@ def _system_binds() -> list[str]:
     return args
 
 
-def compile_command(argv: list[str], work_dir: Path, read_only: list[Path]) -> list[str]:
-    """Wrap a compiler command: it may read the system toolchain and `read_only`,
-    and write only `work_dir`."""
-    if not bwrap_works():
-        return argv
-    args = [bwrap_path() or "bwrap", *_base_args(), *_system_binds()]
+def _nobody_tasks() -> int:
+    """Tasks (threads) of uid 65534 now: RLIMIT_NPROC counts them machine-wide too."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == NOBODY:
+                    count += len(os.listdir(f"/proc/{entry.name}/task"))
+            except OSError:
+                continue
+    return count
+
+
+def _limits(cpu_s: int, memory_bytes: int, file_bytes: int, files: int) -> list[tuple[int, int, int]]:
+    return [(resource.RLIMIT_CPU, cpu_s, cpu_s + 1), (resource.RLIMIT_AS, memory_bytes, memory_bytes),
+            (resource.RLIMIT_FSIZE, file_bytes, file_bytes), (resource.RLIMIT_NOFILE, files, files),
+            (resource.RLIMIT_CORE, 0, 0)]
+
+
+def _child_setup(limits: list[tuple[int, int, int]], tasks: int, as_nobody: bool,
+                 fprog: "_Fprog | None") -> Callable[[], None]:
+    """The preexec_fn: limits, then (if root) uid 65534, then (unsandboxed) seccomp.
+    uid 65534's tasks are counted in the child, just before it becomes one of them
+    (the count changes with every other sandbox on the machine)."""
+
+    def setup() -> None:
+        for res, soft, hard in limits:
+            _, cur_hard = resource.getrlimit(res)
+            if cur_hard != resource.RLIM_INFINITY:
+                soft, hard = min(soft, cur_hard), min(hard, cur_hard)
+            resource.setrlimit(res, (soft, hard))
+        if as_nobody:
+            nproc = _nobody_tasks() + tasks
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+            _become_nobody()
+        if fprog is not None:
+            fprog.install()
+
+    return setup
+
+
+class _Fprog:
+    """A struct sock_fprog for installing the filter in a child (unsandboxed mode)."""
+
+    def __init__(self, program: bytes) -> None:
+        class SockFprog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+        self._bytes = ctypes.create_string_buffer(program, len(program))
+        self._prog = SockFprog(len(program) // 8, ctypes.cast(self._bytes, ctypes.c_char_p))
+        self._libc = ctypes.CDLL(None, use_errno=True)
+
+    def install(self) -> None:
+        if self._libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            os._exit(95)
+        if self._libc.syscall(317, 1, 0, ctypes.byref(self._prog)) != 0:  # seccomp(SET_MODE_FILTER)
+            os._exit(95)
+
+
+@dataclass
+class Launch:
+    """What Popen needs: the command, its preexec_fn, the fds to pass and to close after."""
+
+    argv: list[str]
+    preexec_fn: Callable[[], None]
+    pass_fds: tuple[int, ...] = ()
+
+    def close_fds(self) -> None:
+        for fd in self.pass_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def spawn(launch: Launch, **popen_kwargs) -> subprocess.Popen:
+    """Popen `launch`. EAGAIN (another sandbox started between our count of uid
+    65534's tasks and the exec) is retried a few times before it is raised."""
+    try:
+        for attempt in range(4):
+            try:
+                return subprocess.Popen(launch.argv, preexec_fn=launch.preexec_fn, pass_fds=launch.pass_fds,
+                                        **popen_kwargs)
+            except BlockingIOError:
+                if attempt == 3:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("not reached")
+    finally:
+        launch.close_fds()
+
+
+def compile_launch(argv: list[str], work_dir: Path, read_only: list[Path], cpu_s: int,
+                   memory_bytes: int) -> Launch:
+    """A compiler command: it may read the toolchain and `read_only`, write `work_dir`
+    and a bounded /tmp, within `memory_bytes` of address space per process."""
+    current = mode()
+    limits = _limits(cpu_s, memory_bytes, 256 << 20, 256)
+    if not current.sandboxed:
+        return Launch(argv, _child_setup(limits, COMPILER_TASKS, current.as_nobody, None))
+    args = [bwrap_path() or "bwrap", *_base_args(), *_toolchain_binds(), "--size", str(TMP_BYTES),
+            "--tmpfs", "/tmp"]
     for path in read_only:
         args += ["--ro-bind", str(path), str(path)]
-    args += ["--bind", str(work_dir), str(work_dir), "--chdir", str(work_dir),
-             "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "TMPDIR", str(work_dir), "--"]
-    return args + argv
+    args += ["--bind", str(work_dir), str(work_dir), "--remount-ro", "/", "--chdir", str(work_dir),
+             "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "TMPDIR", "/tmp", "--"]
+    return Launch(args + argv, _child_setup(limits, COMPILER_TASKS, current.as_nobody, None))
 
 
-def run_command(program: Path, cpu_s: int) -> list[str]:
-    """Wrap the compiled program. It is statically linked, so it needs no files at all."""
-    if not bwrap_works():
-        return [str(program)]
-    return [bwrap_path() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-            "--cap-drop", "ALL", "--uid", str(NOBODY), "--gid", str(NOBODY), "--clearenv",
-            "--setenv", "KDOJO_CPU_S", str(cpu_s), "--tmpfs", "/tmp",
-            "--ro-bind", str(program), "/kdojo-program", "--chdir", "/", "--", "/kdojo-program"]
-
-
-def compiler_limits(cpu_s: int, file_bytes: int = 256 << 20) -> None:
-    """preexec_fn for the compiler: bounded CPU, output size, and no core files."""
-    for res, value in ((resource.RLIMIT_CPU, cpu_s), (resource.RLIMIT_FSIZE, file_bytes),
-                       (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NOFILE, 256)):
-        soft, hard = resource.getrlimit(res)
-        cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(res, (cap, cap))
+def program_launch(program: Path, cpu_s: int) -> Launch:
+    """The compiled (static) program: it needs no file at all, and starts under its
+    seccomp filter and limits. Unsandboxed, the child installs the filter itself."""
+    current = mode()
+    limits = _limits(cpu_s, program_memory_bytes(), 0, 64)
+    if not current.sandboxed:
+        return Launch([str(program)], _child_setup(limits, PROGRAM_TASKS, current.as_nobody,
+                                                   _Fprog(seccomp.program_filter())))
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, seccomp.program_filter())  # a few KiB: fits in the pipe
+    os.close(write_fd)
+    args = [bwrap_path() or "bwrap", *_base_args(), "--setenv", "KDOJO_CPU_S", str(cpu_s),
+            "--ro-bind", str(program), "/kdojo-program", "--remount-ro", "/", "--chdir", "/",
+            "--seccomp", str(read_fd), "--", "/kdojo-program"]
+    return Launch(args, _child_setup(limits, PROGRAM_TASKS, current.as_nobody, None), (read_fd,))
 
 
 def program_env(cpu_s: int) -> dict[str, str]:
     """The program's whole environment (outside bubblewrap, which clears it itself)."""
     return {"KDOJO_CPU_S": str(cpu_s), "PATH": "/usr/bin:/bin"}
+
+
+def program_pid(root_pid: int) -> int | None:
+    """The program's own pid: bubblewrap's grandchild when sandboxed, else `root_pid`."""
+    if not mode().sandboxed:
+        return root_pid
+    pid = root_pid
+    for _ in range(2):
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            return None
+        if len(children) != 1:
+            return None
+        pid = int(children[0])
+    return pid
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system, all threads) a process has used, from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def limit_cpu(pid: int, seconds: float) -> bool:
+    """Give `pid` `seconds` more CPU time from now (a trusted reset between cases).
+    Hard limit one second later: SIGXCPU may be caught, SIGKILL may not."""
+    used = cpu_seconds(pid)
+    if used is None:
+        return False
+    soft = int(used + seconds) + 1
+    for hard in (soft + 1, None):
+        try:
+            current_hard = resource.prlimit(pid, resource.RLIMIT_CPU)[1]
+            resource.prlimit(pid, resource.RLIMIT_CPU, (soft, hard if hard is not None else current_hard))
+            return True
+        except (PermissionError, ValueError):
+            continue  # raising a hard limit needs CAP_SYS_RESOURCE: move the soft one only
+        except ProcessLookupError:
+            return False
+    return False

@@ -25,17 +25,19 @@ from kernels.emu.protocol import FORBIDDEN_SYSCALL_EXIT, RESPONSE_HEADER, RESPON
 STDERR_CAP_BYTES = 64 * 1024
 PIPE_BYTES = 1 << 20  # the default /proc/sys/fs/pipe-max-size
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
-_SYSCALL_NAMES = {0: "read", 2: "open", 41: "socket", 42: "connect", 49: "bind", 56: "clone", 57: "fork",
-                  58: "vfork", 59: "execve", 62: "kill", 87: "unlink", 257: "openat", 263: "unlinkat",
-                  322: "execveat", 435: "clone3", 13: "rt_sigaction", 101: "ptrace", 165: "mount",
-                  83: "mkdir", 82: "rename", 90: "chmod", 105: "setuid"}
+# A Crash of this kind is the judge's or the machine's fault, not the learner's:
+# the backend runs the case again in a fresh program, once, then gives up.
+OURS = "ours"
+# A response is never larger than its request (the same buffers) plus this.
+RESPONSE_SLACK_BYTES = 4 << 20
+SAMPLE_S = 0.2  # how often a running case's CPU time and memory are read from /proc
 
 
 @dataclass
 class Crash:
     """The program ended without answering. `kind` is the verdict it maps to."""
 
-    kind: str  # runtime_error | time_limit_exceeded | memory_limit_exceeded | rejected
+    kind: str  # runtime_error | time_limit_exceeded | memory_limit_exceeded | rejected | OURS
     name: str
     message: str
     stderr: str
@@ -60,18 +62,18 @@ def _memory_report(stderr: str) -> dict[str, int] | None:
 
 
 def _describe_exit(returncode: int, stderr: str) -> Crash:
-    forbidden = re.search(r"KDOJO-FORBIDDEN-SYSCALL (-?\d+)", stderr)
-    if returncode == FORBIDDEN_SYSCALL_EXIT or forbidden:
-        number = int(forbidden.group(1)) if forbidden else -1
-        name = _SYSCALL_NAMES.get(number, f"#{number}")
-        return Crash("rejected", "forbidden system call",
-                     f"the program made a system call kernels may not make ({name}): "
-                     "no files, processes, sockets or signals", stderr)
+    """The verdict of a program that ended without answering, from its exit status
+    only: what it wrote to stderr never decides it (it could say anything). The
+    segmentation fault's report only places the fault (kernels/emu/backend.py)."""
     if returncode > 128 and returncode <= 128 + 64:
         returncode = 128 - returncode  # bubblewrap reports a child killed by signal N as 128+N
+    if returncode == -signal.SIGSYS or returncode == FORBIDDEN_SYSCALL_EXIT:
+        return Crash("rejected", "forbidden system call",
+                     "the program made a system call kernels may not make: "
+                     "no files, processes, sockets or signals", stderr)
     if returncode < 0:
         sig = -returncode
-        if sig in (signal.SIGXCPU, signal.SIGKILL):
+        if sig == signal.SIGXCPU:
             return Crash("time_limit_exceeded", "time limit exceeded", "the CPU time limit was reached", stderr)
         if sig == signal.SIGSEGV or sig == signal.SIGBUS:
             return Crash("runtime_error", "invalid memory access",
@@ -82,21 +84,32 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
             return Crash("runtime_error", "arithmetic exception", "integer division by zero", stderr)
         if sig == signal.SIGABRT:
             return Crash("runtime_error", "aborted", "the program aborted", stderr)
+        if sig == signal.SIGKILL:
+            # The program cannot send itself SIGKILL (seccomp): the judge's CPU
+            # limit did (ProgramProcess decides which), or someone else did.
+            return Crash(OURS, "killed", "the emulated program was killed by a signal the judge did not send "
+                                         "(the machine's out-of-memory killer, or an operator)", stderr)
         return Crash("runtime_error", "crashed", f"the program was killed by signal {signal.Signals(sig).name}", stderr)
-    if "std::bad_alloc" in stderr or "Cannot allocate memory" in stderr:
-        return Crash("memory_limit_exceeded", "out of memory", "the program ran out of memory", stderr)
     return Crash("runtime_error", "crashed", f"the program exited unexpectedly (status {returncode})", stderr)
 
 
 class ProgramProcess:
-    """A started program. `call()` sends one request and returns its response or a Crash."""
+    """A started program. `call()` sends one request and returns its response or a Crash.
+
+    Between cases the judge — not the program — gives it a fresh CPU budget
+    (RLIMIT_CPU moved by prlimit from outside), so CPU time is limited per case,
+    never summed over cases; the program itself cannot change its limits."""
 
     def __init__(self, program: Path, cpu_s: int) -> None:
         self.program = program
-        self.proc = subprocess.Popen(jail.run_command(program, cpu_s), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=jail.program_env(cpu_s), start_new_session=True, close_fds=True)
+        self.proc = jail.spawn(jail.program_launch(program, cpu_s), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=jail.program_env(cpu_s),
+                               start_new_session=True, close_fds=True)
         self.stderr = bytearray()
+        self._pid: int | None = None
+        self._cpu_s = 0.0  # CPU time used, as last read
+        self._cpu_limit_s: float | None = None  # the soft RLIMIT_CPU we set for this case
+        self._killed = False  # we sent SIGKILL
         # Bigger pipes: a 4 MiB case crosses in a few writes instead of 64 KiB
         # hand-offs between the two processes (each a wake-up on a busy machine).
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -111,6 +124,7 @@ class ProgramProcess:
 
     def kill(self) -> None:
         if self.proc.poll() is None:
+            self._killed = True
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -123,8 +137,31 @@ class ProgramProcess:
             if stream:
                 stream.close()
 
-    def call(self, request: bytes, timeout_s: float) -> WireResponse | Crash:
-        deadline = time.monotonic() + timeout_s
+    def _program_pid(self) -> int | None:
+        if self._pid is None:
+            self._pid = jail.program_pid(self.proc.pid)
+        return self._pid
+
+    def _sample(self) -> None:
+        pid = self._program_pid()
+        used = jail.cpu_seconds(pid) if pid else None
+        if used is not None:
+            self._cpu_s = used
+
+    def _start_case(self, cpu_s: float) -> None:
+        """A fresh CPU budget for this case (best effort before the program's pid is known:
+        the start-up limit from jail.program_launch holds meanwhile)."""
+        pid = self._program_pid()
+        if pid and jail.limit_cpu(pid, cpu_s):
+            self._sample()
+            self._cpu_limit_s = self._cpu_s + cpu_s
+
+    def call(self, request: bytes, timeout_s: float, cpu_s: float | None = None) -> WireResponse | Crash:
+        """One case: `timeout_s` of wall-clock time, `cpu_s` of CPU time (default: the same)."""
+        started = time.monotonic()
+        deadline = started + timeout_s
+        self._start_case(cpu_s if cpu_s is not None else timeout_s)
+        limit = len(request) + RESPONSE_SLACK_BYTES
         out = bytearray()
         pending = memoryview(request)
         need: int | None = None
@@ -138,8 +175,11 @@ class ProgramProcess:
                 if left <= 0:
                     self.kill()
                     return Crash("time_limit_exceeded", "time limit exceeded",
-                                 f"the launches did not finish within {timeout_s:g} s", self._stderr())
-                events = sel.select(timeout=left)
+                                 f"the launches did not finish within {timeout_s:g} s "
+                                 f"({time.monotonic() - started:.1f} s elapsed)", self._stderr())
+                events = sel.select(timeout=min(left, SAMPLE_S))
+                if not events:
+                    self._sample()
                 for key, _ in events:
                     if key.fileobj is self.proc.stdin:
                         try:
@@ -161,37 +201,52 @@ class ProgramProcess:
                                 self.stderr += chunk[:STDERR_CAP_BYTES - len(self.stderr)]
                             continue
                         if not chunk:
-                            return self._crashed(deadline)
+                            return self._crashed(deadline, started)
                         out += chunk
                 if need is None and len(out) >= RESPONSE_HEADER.size:
                     magic, body = RESPONSE_HEADER.unpack_from(out)
                     if magic != RESPONSE_MAGIC:
-                        self.kill()
-                        return Crash("runtime_error", "output corrupted",
-                                     "the program wrote to its standard output; kernels may only use printf",
-                                     self._stderr())
+                        return self._corrupted("the program wrote to its standard output; kernels may only use printf")
+                    if body > limit:
+                        return self._corrupted(f"the program announced a {body}-byte answer, more than its "
+                                               f"buffers ({limit} bytes)")
                     need = RESPONSE_HEADER.size + body
+                elif need is not None and len(out) > need + RESPONSE_SLACK_BYTES:
+                    return self._corrupted("the program wrote more than its answer to its standard output")
         try:
             # No copy: the response's buffers are views of `out`.
             return decode_body(memoryview(out)[RESPONSE_HEADER.size:need])
-        except (ValueError, struct.error):
-            self.kill()
-            return Crash("runtime_error", "output corrupted", "the program's answer could not be read", self._stderr())
+        except (ValueError, struct.error, UnicodeError) as exc:
+            return self._corrupted(f"the program's answer could not be read ({exc})")
 
-    def _crashed(self, deadline: float) -> Crash:
+    def _corrupted(self, message: str) -> Crash:
+        self.kill()
+        return Crash("runtime_error", "output corrupted", message, self._stderr())
+
+    def _crashed(self, deadline: float, started: float) -> Crash:
         try:
             self.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             self.kill()
-        # Drain what is left of stderr (the forbidden-syscall note arrives last).
+        # Drain what is left of stderr (the memory fault's report arrives last).
         try:
             rest = self.proc.stderr.read(STDERR_CAP_BYTES) if self.proc.stderr else b""
         except (OSError, ValueError):
             rest = b""
         self.stderr += rest[:max(0, STDERR_CAP_BYTES - len(self.stderr))]
         code = self.proc.returncode if self.proc.returncode is not None else -signal.SIGKILL
+        killed_by_us = self._killed
         self.kill()
-        return _describe_exit(code, self._stderr())
+        crash = _describe_exit(code, self._stderr())
+        if crash.kind == OURS and (killed_by_us or self._cpu_limit_reached()):
+            # SIGKILL from the hard RLIMIT_CPU we set for this case.
+            return Crash("time_limit_exceeded", "time limit exceeded",
+                         f"the case used its CPU time ({time.monotonic() - started:.1f} s elapsed)", crash.stderr)
+        return crash
+
+    def _cpu_limit_reached(self) -> bool:
+        # The last sample is at most SAMPLE_S old; the hard limit is one second past the soft one.
+        return self._cpu_limit_s is not None and self._cpu_s >= self._cpu_limit_s - 2 * SAMPLE_S
 
     def _stderr(self) -> str:
         return self.stderr.decode("utf-8", errors="replace")

@@ -3,12 +3,14 @@ the source checks (kernels/emu/source.py), the program's own seccomp/rlimit
 layer and the outer jail, through the real judge pipeline."""
 
 import dataclasses
+import os
 import uuid
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from kernels.backends import BackendUnavailable
 from kernels.catalog import find_exercise
 from kernels.emu import build, jail, launcher
 from kernels.emu.backend import EmuBackend
@@ -128,19 +130,39 @@ def test_unsupported_features_name_themselves():
     assert err.value.kind == "unsupported" and "needs a GPU: CUB is not emulated" in err.value.message
 
 
-def test_program_runs_in_bubblewrap_when_it_works_here(tmp_path):
+def test_program_runs_in_bubblewrap_under_its_seccomp_filter(tmp_path):
     program = tmp_path / "prog"
-    command = jail.run_command(program, 5)
-    if jail.bwrap_works():
-        assert command[0].endswith("bwrap") and "--unshare-all" in command and "--cap-drop" in command
-        assert command[-1] == "/kdojo-program"
+    assert jail.bwrap_works(), jail.mode().reason  # CI and dev machines: bubblewrap works
+    launch_ = jail.program_launch(program, 5)
+    try:
+        argv = launch_.argv
+        assert argv[0].endswith("bwrap") and "--unshare-all" in argv and "--cap-drop" in argv
+        assert argv[argv.index("--seccomp") + 1] == str(launch_.pass_fds[0])
+        assert argv[-1] == "/kdojo-program"
+    finally:
+        launch_.close_fds()
+
+
+def _unsandboxed(monkeypatch, waived: bool):
+    monkeypatch.setattr(jail, "mode", lambda: jail.Mode(False, os.geteuid() == 0, "no namespaces (test)"))
+    if waived:
+        monkeypatch.setenv(jail.UNSANDBOXED_ENV, "1")
     else:
-        assert command == [str(program)]
+        monkeypatch.delenv(jail.UNSANDBOXED_ENV, raising=False)
 
 
-def test_without_bubblewrap_the_program_layers_still_hold(monkeypatch, marker):
-    # Containers without user namespaces: no bwrap, but root is dropped and seccomp refuses.
-    monkeypatch.setattr(jail, "bwrap_works", lambda: False)
+def test_without_bubblewrap_the_emulator_refuses_by_default(monkeypatch, exercise):
+    _unsandboxed(monkeypatch, waived=False)
+    backend = EmuBackend()
+    assert not backend.available() and "no namespaces (test)" in backend.unavailable_reason()
+    with pytest.raises(BackendUnavailable):
+        backend.build(exercise, SIGNATURE + " { }\n", {})
+
+
+def test_waived_sandbox_still_installs_seccomp_and_limits_from_outside(monkeypatch, marker):
+    # KDOJO_EMU_UNSANDBOXED=1 (a trusted classroom): no namespaces, but the child
+    # installs the same seccomp filter and rlimits before it execs the program.
+    _unsandboxed(monkeypatch, waived=True)
     source = (f'static int early = system("touch {marker}");\n'
               'extern "C" __global__ void k(int* out) { out[0] = early; }\n')
     got = launch(source + "// no bwrap\n", "k", 1, 1, [np.zeros(1, np.int32)])
