@@ -37,4 +37,6 @@ def framework(inputs, case):
     keys = inputs["keys"]
     whole = keys.size // SEGMENT * SEGMENT
     head = cupy.sort(keys[:whole].reshape(-1, SEGMENT), axis=1).reshape(-1)
+    if whole == keys.size:  # the benchmark sizes: whole segments only
+        return {"out": head}
     return {"out": cupy.concatenate((head, cupy.sort(keys[whole:])))}
