@@ -4,7 +4,10 @@ Inputs are generated on the device (reference.generate with a cupy Generator),
 K sets per size rotated across timed calls so results cannot be cached by
 identity; every timed call's output is stashed and re-checked against the
 fp64 reference of its input set (for outputs up to STASH_MAX_BYTES; larger
-outputs: the first calls and the last one).
+outputs: the first calls and the last one). The references are computed after
+the timed calls, from inputs generated again from the same seed: while the
+learner's kernel runs, no expected output exists in the job's GPU or host
+memory, and nothing the kernel writes can change the inputs they come from (#11).
 """
 
 from __future__ import annotations
@@ -73,11 +76,10 @@ class _CaseData:
                        for b in exercise.buffers if b.role in ("in", "inout"))
         free, _ = cupy.cuda.runtime.memGetInfo()
         self.k = 2 if 4 * in_bytes < free // 2 else 1
-        self.sets, self.want, self.scales = [], [], []
+        self.seeds = [(seed * 31 + k) % 2**63 for k in range(self.k)]
+        self.sets = []
         for k in range(self.k):
-            inputs, want, scales = self._make_set((seed * 31 + k) % 2**63)
-            self.want.append({n: cupy.asnumpy(v).astype(np.float64) for n, v in want.items()})
-            self.scales.append({n: cupy.asnumpy(v) if hasattr(v, "get") else v for n, v in scales.items()})
+            inputs = self._generate(self.seeds[k])
             arrays = {}
             for b in exercise.buffers:
                 if b.role in ("in", "inout"):
@@ -86,6 +88,7 @@ class _CaseData:
                 else:
                     arrays[b.name] = cupy.empty(shapes[b.name], dtype=storage_dtype(b.dtype))
             self.sets.append(arrays)
+            del inputs  # the set's arrays are copies; the references come after timing
         self.inits = {b.name: b for b in exercise.buffers if b.role in ("out", "inout", "scratch")}
         self.outputs = [b.name for b in exercise.buffers if b.role in ("out", "inout")]
         self.originals = [{n: a.copy() for n, a in s.items() if self.inits.get(n) is not None
@@ -107,23 +110,36 @@ class _CaseData:
         """The buffers of timed call `rep`: input set `rep % k`, one of its output placements."""
         return self.slots[rep % len(self.slots)]
 
-    def _make_set(self, seed: int) -> tuple[dict, dict, dict]:
-        """Inputs, references and error scales for one set: on the GPU when the
-        exercise's reference.py works with cupy, else on the host (slower for
-        large sizes, but any reference.py works)."""
+    def _generate(self, seed: int) -> dict[str, Any]:
+        """One input set from its seed: on the GPU when the exercise's reference.py
+        works with cupy, else on the host (slower for large sizes, but any
+        reference.py works). The same seed gives the same inputs again."""
+        import cupy
+
+        try:
+            return self.reference.generate(self.cased, cupy.random.default_rng(seed))
+        except Exception:  # noqa: BLE001 — numpy-only reference code: use the host path
+            return self.reference.generate(self.cased, np.random.default_rng(seed))
+
+    def expected(self, k: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Set k's fp64 references and error scales, from its inputs generated again:
+        called only after the kernel's timed calls (see the module's docstring)."""
         import cupy
 
         ref = self.reference
-        for rng in (cupy.random.default_rng(seed), np.random.default_rng(seed)):
-            try:
-                inputs = ref.generate(self.cased, rng)
-                want = ref.reference(inputs, self.cased)
-                scales = ref.error_scale(inputs, self.cased) if hasattr(ref, "error_scale") else {}
-                return inputs, want, scales
-            except Exception:  # noqa: BLE001 — numpy-only reference code: use the host path
-                if isinstance(rng, np.random.Generator):
-                    raise
-        raise AssertionError("unreachable")
+        inputs = self._generate(self.seeds[k])
+        try:
+            want = ref.reference(inputs, self.cased)
+            scales = ref.error_scale(inputs, self.cased) if hasattr(ref, "error_scale") else {}
+        except Exception:  # noqa: BLE001 — a numpy-only reference on device inputs
+            inputs = {n: cupy.asnumpy(v) if hasattr(v, "get") else v for n, v in inputs.items()}
+            want = ref.reference(inputs, self.cased)
+            scales = ref.error_scale(inputs, self.cased) if hasattr(ref, "error_scale") else {}
+        host = {n: cupy.asnumpy(v).astype(np.float64) for n, v in want.items()}
+        for value in want.values():
+            if hasattr(value, "get"):
+                value.fill(0)  # no expected output left in the memory pool for a later case
+        return host, {n: cupy.asnumpy(v) if hasattr(v, "get") else v for n, v in scales.items()}
 
     def reset(self, rep: int) -> None:
         arrays = self.arrays(rep)
@@ -165,11 +181,12 @@ def _bench_case(exercise: Exercise, backend: Any, program: Any, constants: dict[
 def _recheck(exercise: Exercise, case: Case, data: _CaseData, stash: list) -> str | None:
     import cupy
 
+    expected = {k: data.expected(k) for k in sorted({rep % data.k for rep, _ in stash})}
     for rep, outputs in stash:
-        k = rep % data.k
+        want, scales = expected[rep % data.k]
         for name, array in outputs.items():
-            problem = compare(name, cupy.asnumpy(array), data.want[k][name], exercise.buffer(name).dtype,
-                              exercise.rtol, exercise.atol, data.scales[k].get(name, 1.0))
+            problem = compare(name, cupy.asnumpy(array), want[name], exercise.buffer(name).dtype,
+                              exercise.rtol, exercise.atol, scales.get(name, 1.0))
             if problem:
                 return f"benchmark {case.label}: timed call {rep} gave a wrong result: {problem}"
     return None

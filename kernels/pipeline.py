@@ -153,16 +153,16 @@ def run_tests(exercise: Exercise, backend: Backend, program: Any, constants: dic
 
 def run_case(exercise: Exercise, backend: Backend, program: Any, constants: dict[str, int],
              case: Case, rng: np.random.Generator) -> tuple[TestResult, RuntimeFault | None, list]:
-    """One case: fresh inputs, guarded buffers, run, check."""
+    """One case: fresh inputs, guarded buffers, run, then the reference, then check.
+
+    The expected outputs are computed only after the learner's kernel has run
+    (from the generated inputs, which its buffers are copies of): while it runs
+    they exist nowhere in this process, so a kernel scanning memory finds nothing
+    to copy (#11)."""
     reference = load_reference(exercise)
     cased = case_dict(case, constants)
     env = env_for(case, constants)
     inputs = reference.generate(cased, rng)
-    want = {k: np.asarray(v) for k, v in reference.reference(inputs, cased).items()}
-    scales = reference.error_scale(inputs, cased) if hasattr(reference, "error_scale") else {}
-    for name, expected in want.items():
-        if reference_is_trivial(expected, exercise.atol, scales.get(name, 1.0)):
-            raise ReferenceProblem(f"expected '{name}' is ~0: a kernel writing zeros would pass")
     shapes = buffer_shapes(exercise, env)
     buffers = {b.name: make_guarded(b.name, b.role, b.dtype, shapes[b.name], b.init,
                                     inputs.get(b.name) if b.role in ("in", "inout") else None)
@@ -176,11 +176,23 @@ def run_case(exercise: Exercise, backend: Backend, program: Any, constants: dict
     if ran.fault is not None:
         return TestResult(case.label, "error", _fault_message(ran.fault), ran.output), ran.fault, \
             ran.diagnostics
+    want, scales = _expected(exercise, reference, inputs, cased)
     dtypes = {b.name: b.dtype for b in exercise.buffers}
     outputs = {k: v for k, v in want.items() if exercise.buffer(k).role in ("out", "inout")}
     test = check_case(case.label, ran.buffers, before, outputs, dtypes, exercise.rtol,
                       exercise.atol, scales, ran.output)
     return test, None, ran.diagnostics
+
+
+def _expected(exercise: Exercise, reference: Any, inputs: dict[str, Any],
+              cased: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The reference outputs and error scales; one that zeros would match is our bug."""
+    want = {k: np.asarray(v) for k, v in reference.reference(inputs, cased).items()}
+    scales = reference.error_scale(inputs, cased) if hasattr(reference, "error_scale") else {}
+    for name, expected in want.items():
+        if reference_is_trivial(expected, exercise.atol, scales.get(name, 1.0)):
+            raise ReferenceProblem(f"expected '{name}' is ~0: a kernel writing zeros would pass")
+    return want, scales
 
 
 def _fault_message(fault: RuntimeFault) -> str:
