@@ -5,7 +5,8 @@
 
 One line per layer — namespaces (bubblewrap), seccomp, job memory, job
 processes, compiler limits — with what is in use or, when it is missing, a
-one-line remedy. Exit 0 when every layer the backend requires is active, 1
+one-line remedy; on the GPU also whether kernels can reach host memory (HMM).
+Exit 0 when every layer the backend requires is active, 1
 otherwise, 2 for bad usage (one line on stderr). `summary()` is the same
 report as data, for `/api/status` (admins only).
 
@@ -122,6 +123,23 @@ def _compiler_limits() -> Layer:
                  "of address space, the exercise's compile_s of CPU and wall time", "", True)
 
 
+def _gpu_host_access(root: Path = Path("/sys/module/nvidia_uvm")) -> Layer:
+    """With HMM, a CUDA kernel can dereference any host address of its process: the
+    job process's own memory (inputs, the seed, Python objects) is then in reach."""
+    name, remedy = "gpu host access", ("add `options nvidia_uvm uvm_disable_hmm=1` to /etc/modprobe.d/ "
+                                       "and reload nvidia_uvm (or reboot)")
+    param = root / "parameters" / "uvm_disable_hmm"
+    if not root.exists():
+        return Layer(name, "active", "nvidia_uvm is not loaded: no unified memory", "", False)
+    if not param.exists():
+        return Layer(name, "active", "this driver has no HMM: kernels reach only CUDA allocations", "", False)
+    if param.read_text().strip() in ("Y", "1"):
+        return Layer(name, "active", "HMM is off (uvm_disable_hmm=Y): kernels reach only CUDA allocations",
+                     "", False)
+    return Layer(name, "missing", "HMM is on: a kernel can read and write the job process's host memory",
+                 remedy, False)
+
+
 def summary(backend: str = "auto") -> list[Layer]:
     """Every layer for `backend` ("auto": the one the judge would pick here)."""
     if backend == "auto":
@@ -132,7 +150,8 @@ def summary(backend: str = "auto") -> list[Layer]:
         except Exception:  # noqa: BLE001 — no backend at all: check what the emulator needs
             backend = "emu"
     emu = backend == "emu"
-    return [_namespaces(required=emu), _seccomp(required=emu), *_job_limits(backend), _compiler_limits()]
+    layers = [_namespaces(required=emu), _seccomp(required=emu), *_job_limits(backend), _compiler_limits()]
+    return layers if emu else [*layers, _gpu_host_access()]
 
 
 def render(layers: list[Layer]) -> str:

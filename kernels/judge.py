@@ -71,6 +71,7 @@ class _State:
         self.error: str | None = None
         self.tests_started: float | None = None  # monotonic, at the first case
         self.case_started = 0.0
+        self.compile_started = 0.0
         self.budget_binds = False  # the tests' budget, not run_s, set the current deadline
 
 
@@ -201,7 +202,8 @@ class Judge:
             stage = event.get("stage")
             if stage == "compiling":
                 grace = EMU_COMPILE_GRACE_S if self.backend == "emu" else 0.0
-                deadline = time.monotonic() + exercise.limits.compile_s + SLACK_S + grace
+                state.compile_started = time.monotonic()
+                deadline = state.compile_started + exercise.limits.compile_s + SLACK_S + grace
                 state.stage = "compiling"
             elif stage == "_compiled":
                 state.compile = event["compile"]
@@ -241,7 +243,7 @@ class Judge:
             log.error("judge internal error (%s, %s): %s", exercise.id, self.backend, detail.strip())
             verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
         elif state.stage == "compiling":
-            verdict, message = self._compile_abnormal(exercise, job, timed_out, code)
+            verdict, message = self._compile_abnormal(exercise, state, job, timed_out, code)
         elif state.stage == "testing" and state.current is not None:
             name = state.current[1]
             verdict, why = self._case_abnormal(exercise, state, job, timed_out)
@@ -263,12 +265,13 @@ class Judge:
             timings={"compile_s": compile_doc.get("seconds", 0.0)},
             timings_note=EMU_TIMINGS_NOTE if self.backend == "emu" else None)
 
-    def _compile_abnormal(self, exercise: Exercise, job: JobProcess, timed_out: bool,
+    def _compile_abnormal(self, exercise: Exercise, state: _State, job: JobProcess, timed_out: bool,
                           code: int | None) -> tuple[str, Message]:
         seconds = exercise.limits.compile_s
         if timed_out:  # the NVRTC helper stops at compile_s: this is g++ or worse
-            return "compile_error", Message(f"compilation did not finish within {seconds:g} s",
-                                            "compile_timeout", seconds=seconds)
+            elapsed = time.monotonic() - state.compile_started
+            return "compile_error", Message(f"compilation did not finish within {seconds:g} s (stopped "
+                                            f"after {elapsed:.1f} s)", "compile_timeout", seconds=seconds)
         if job.oom_kills:
             text = f"the compiler ran past the job's memory limit ({job.limits.memory_mb} MB)"
             return "compile_error", Message(text, "compile_failed", line=0, detail=text)

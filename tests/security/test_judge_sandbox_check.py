@@ -46,7 +46,7 @@ def test_the_plain_report_is_one_line_per_layer_with_a_remedy_for_what_is_missin
     done = _kdojo("sandbox", "check", "--backend", "cuda")
     lines = done.stdout.splitlines()
     heads = [line for line in lines if not line.startswith(" ")]
-    assert [line[9:25].strip() for line in heads] == LAYERS
+    assert [line[9:25].strip() for line in heads] == LAYERS + ["gpu host access"]
     for head, following in zip(lines, lines[1:] + [""]):
         if head.startswith(("missing", "MISSING", "fallback")):
             assert following.strip().startswith("remedy: "), head
@@ -86,3 +86,17 @@ def test_api_status_carries_the_summary_for_admins_only(app, admin_client, clien
     make_user(app, "ada@example.com", "learner")
     sign_in(client, "ada@example.com")
     assert "sandbox" not in client.get("/api/status").json()
+
+
+def test_gpu_host_access_follows_the_uvm_modules_hmm_setting(tmp_path):
+    from kernels.doctor import _gpu_host_access
+
+    assert _gpu_host_access(tmp_path / "absent").status == "active"
+    module = tmp_path / "nvidia_uvm"
+    (module / "parameters").mkdir(parents=True)
+    assert "no HMM" in _gpu_host_access(module).detail
+    (module / "parameters" / "uvm_disable_hmm").write_text("N\n")
+    layer = _gpu_host_access(module)
+    assert layer.status == "missing" and "uvm_disable_hmm=1" in layer.remedy and layer.ok  # advised
+    (module / "parameters" / "uvm_disable_hmm").write_text("Y\n")
+    assert _gpu_host_access(module).status == "active"
