@@ -4,7 +4,8 @@ For every exercise named (default: all with a benchmark section) this script
 1. judges reference.cu, the starter and every solutions/{correct,wrong}/*.cu
    through `kernels.judge.Judge` (the CUDA backend, a fresh job process per
    source) and marks BAD any verdict that is not the one its folder promises;
-2. times reference.cu, the naive baseline and the framework baseline at every
+2. times reference.cu, every kernel baseline of the spec (naive, and middle steps
+   such as an unpadded tile) and the framework baseline at every
    benchmark case with CUDA events, the L2 flushed (256 MiB written) before each
    timed call, median of --reps calls; prints GB/s and % of device-to-device
    copy bandwidth (byte model) and of a copy moving the same bytes (what a
