@@ -13,15 +13,19 @@ import re
 LAUNCHER_FILE = "kdojo_launcher.cpp"
 LEARNER_FILE = "submission.cu"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# What NVRTC predefines for the judge's compile (kernels/compile.py: compute_90),
+# defined after the runtime's own headers: the learner's code sees one view on
+# both backends, so a host-only `#ifndef __CUDA_ARCH__` branch is dead here too.
+NVRTC_MACROS = ("#define __CUDACC__ 1", "#define __CUDACC_RTC__ 1", "#define __CUDA_ARCH__ 900")
 
 
 def translation_unit(learner_text: str, kernels: list[str]) -> str:
-    """The whole file g++ compiles: runtime header, the learner's text inside
+    """The whole file g++ compiles: runtime header, NVRTC's macros, the learner's text inside
     `namespace kdojo_user` (with its own line numbers), then the kernel table."""
     for name in kernels:
         if not _NAME.match(name):
             raise ValueError(f"not a kernel name: {name!r}")
-    lines = ['#include "kdojo_cuda.h"', "namespace kdojo_user {", f'#line 1 "{LEARNER_FILE}"',
+    lines = ['#include "kdojo_cuda.h"', *NVRTC_MACROS, "namespace kdojo_user {", f'#line 1 "{LEARNER_FILE}"',
              learner_text.rstrip("\n"), "}", f'#line 1 "{LAUNCHER_FILE}"', "namespace kdojo_launch {"]
     for i, name in enumerate(kernels):
         lines.append(f'static void k{i}(const kdojo::LaunchArgs* a) '

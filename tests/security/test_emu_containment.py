@@ -159,3 +159,74 @@ def test_sleeping_ends_at_the_case_limit(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("sleep_per_case.cu"))
     assert result["verdict"] == "time_limit_exceeded", result["message"]
     assert_contained(result, wall, secret[1], exercise, backend)
+
+
+HOST_ONLY = '''extern "C" __global__ void block_sum(const float* in, float* out, int N) {
+#ifndef __CUDA_ARCH__
+    if (threadIdx.x == 0 && blockIdx.x == 0) { float s = 0; for (int i = 0; i < N; ++i) s += in[i]; out[0] = s; }
+#endif
+}
+'''
+
+
+def test_a_host_only_branch_is_dead_on_the_emulator_too(exercise, backend):
+    # NVRTC's macros (__CUDA_ARCH__, __CUDACC_RTC__) are defined for g++ as well.
+    result, _ = judge(exercise, backend, HOST_ONLY, bypass=False)
+    assert result["verdict"] == "wrong_answer", result["message"]
+
+
+def test_a_comment_splice_that_fools_the_checks_is_still_contained(exercise, backend, secret):
+    # GCC ends the comment at `*\` + spaces + newline + `/`; the checks and NVRTC do not.
+    # What the checks miss runs before main, under the outer filter all the same.
+    source = ('/* looks like a comment *\\   \n'
+              '/ extern "C" int fork(void); __attribute__((constructor(0))) static void early(void) { fork(); } /* */\n'
+              'extern "C" __global__ void block_sum(const float* in, float* out, int N) { }\n')
+    result, wall = judge(exercise, backend, source, bypass=False)
+    assert result["verdict"] in ("rejected", "compile_error"), result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("source", [
+    "??=include \"@MARKER@\"\n",  # a trigraph for '#'
+    "%:include \"@MARKER@\"\n",  # a digraph for '#'
+])
+def test_trigraphs_and_digraphs_reach_no_host_file(exercise, backend, secret, source):
+    text = source.replace("@MARKER@", str(secret[0])) + \
+        'extern "C" __global__ void block_sum(const float* in, float* out, int N) { }\n'
+    for bypass in (False, True):
+        result, wall = judge(exercise, backend, text, bypass=bypass)
+        assert result["verdict"] in ("rejected", "compile_error", "wrong_answer"), result["message"]
+        assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_cpu_time_is_per_case_not_summed(exercise, backend):
+    # 13 cases of ~0.2 s of CPU each (twice for the small ones: the checked re-run):
+    # more than a case's 3 s in all, well under it in each.
+    roomy = dataclasses.replace(exercise, limits=Limits(compile_s=15, run_s=3, bench_s=5))
+    result, _ = judge(roomy, backend, _busy_correct_kernel(), bypass=False)
+    assert result["verdict"] == "accepted", result["message"]
+
+
+def _busy_correct_kernel() -> str:
+    """The correct solution, with thread 0 of block 0 spinning about 0.2 s of CPU first."""
+    text = CORRECT.read_text()
+    head, sep, rest = text.partition("block_sum(const float* in, float* out, int N)")
+    body_start = rest.index("{") + 1
+    # A register-only dependency chain: the same cost in the instrumented check build.
+    spin = (" if (threadIdx.x == 0 && blockIdx.x == 0) { float x = 0; "
+            "for (int i = 0; i < 100000000; ++i) x = x * 1.0000001f + 1e-7f; "
+            "if (x == -1.0f) atomicAdd(out, 0.0f); } ")
+    return head + sep + rest[:body_start] + spin + rest[body_start:]
+
+
+def test_a_compile_bomb_is_a_bounded_compile_error(exercise, backend, secret):
+    bomb = ('template <int N> struct B { static const int v = B<N - 1>::v + B<N - 2>::v; };\n'
+            'template <> struct B<0> { static const int v = 1; };\n'
+            'template <> struct B<1> { static const int v = 1; };\n'
+            '#define X4(a) a a a a\n#define X16(a) X4(X4(a))\n#define X256(a) X16(X16(a))\n'
+            'int big[] = { X256(X256(X256(1,))) };\n'
+            'extern "C" __global__ void block_sum(const float* in, float* out, int N) { out[0] = B<40>::v; }\n')
+    result, wall = judge(exercise, backend, bomb)
+    assert result["verdict"] == "compile_error", result["message"]
+    assert "ran past" in result["message"] or wall < WALL_S
+    assert_contained(result, wall, secret[1], exercise, backend)
