@@ -20,8 +20,8 @@ def safe_next(value: str | None) -> str:
 
 # `?error=` carries a code only (app/api/auth.py); the page shows its own
 # translated text, so a crafted link cannot put words on the page (#13).
-AUTH_ERRORS = ("invalid_email", "password_short", "display_name_long", "email_taken", "signin_failed",
-               "signin_limit", "unknown")
+AUTH_ERRORS = ("invalid_email", "password_short", "password_long", "password_blank", "password_common", "display_name_long",
+               "email_taken", "signin_failed", "signin_limit", "signin_account_limit", "unknown")
 
 
 def error_text(lang: str, code: str | None) -> str:
@@ -29,9 +29,10 @@ def error_text(lang: str, code: str | None) -> str:
     if not code:
         return ""
     from app.i18n import translate
-    from app.security.passwords import MIN_PASSWORD_LENGTH
+    from app.security.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH
 
-    params = {"password_short": {"min": MIN_PASSWORD_LENGTH}, "display_name_long": {"max": 64}}
+    params = {"password_short": {"min": MIN_PASSWORD_LENGTH}, "password_long": {"max": MAX_PASSWORD_LENGTH},
+              "display_name_long": {"max": 64}}
     code = code if code in AUTH_ERRORS else "unknown"
     return translate(lang, f"error.{code}", **params.get(code, {}))
 

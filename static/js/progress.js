@@ -38,7 +38,8 @@
       // A service error with a code is shown in the reader's language (error.<code>).
       const code = data && data.code;
       const known = code && S["error." + code];
-      const detail = data && typeof data.detail === "string" ? data.detail : res.statusText;
+      const first = data && Array.isArray(data.detail) && data.detail[0];
+      const detail = data && typeof data.detail === "string" ? data.detail : (first && first.msg) || res.statusText;
       const err = new Error(known ? fmt(known, data.params || {}) : detail);
       err.status = res.status;
       err.code = code || null;

@@ -89,3 +89,18 @@ def test_translate_formats_and_falls_back() -> None:
     assert translate("en", "lesson.of", order=2, total=5) == "Lesson 02 of 05"
     assert translate("xx", "nav.catalog") == "레슨"
     assert translate("en", "no.such.key") == "no.such.key"
+
+
+APP = Path(__file__).resolve().parents[2] / "app"
+
+
+def test_every_service_error_code_has_both_languages() -> None:
+    """A code a service raises (`Invalid("…", "code")`) is shown translated on the pages."""
+    raised: set[str] = set()
+    pattern = re.compile(r'(?:Invalid|Conflict|Unauthorized|LimitReached|Forbidden|NotFound|ServiceError)\('
+                         r'(?:[^()]|\([^()]*\))*?,\s*(?:"([a-z_]+)"(?:\s+if[^,]*?else\s+"([a-z_]+)")?)', re.S)
+    for path in APP.rglob("*.py"):
+        for match in pattern.finditer(path.read_text()):
+            raised |= {code for code in match.groups() if code}
+    assert {"signin_failed", "password_common", "comment_limit", "submit_hourly_limit_anon"} <= raised
+    assert sorted(code for code in raised if f"error.{code}" not in KO or f"error.{code}" not in EN) == []
