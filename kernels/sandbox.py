@@ -99,6 +99,9 @@ class JobProcess:
 
     def __init__(self, backend: str, lessons_dir: Path | None, limits: JobLimits | None = None) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix="kdojo-job-"))
+        # traversable, not listable: the emulator's sandboxed g++ and program run as
+        # uid 65534 in their own folders under this one (its TMPDIR)
+        self.workdir.chmod(0o711)
         self.limits = limits or JobLimits.from_env()
         setup, self.cgroup, self.limited_by = _limit(backend, self.limits)
         command = [sys.executable, "-m", "kernels.worker", "--backend", backend]
