@@ -24,7 +24,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,7 +87,7 @@ def cache_dir() -> Path:
     if os.access(RUNTIME_DIR.parent, os.W_OK):
         return beside
     fallback = Path(f"/var/tmp/kdojo-emu-{os.getuid()}")
-    fallback.mkdir(mode=0o700, exist_ok=True)
+    fallback.mkdir(mode=0o755, exist_ok=True)  # the sandbox's uid reads the objects
     if fallback.stat().st_uid != os.getuid():
         raise ToolchainError(f"{fallback} belongs to another user; set KDOJO_EMU_CACHE")
     return fallback
@@ -153,8 +152,7 @@ def compile_programs(tu_text: str, timeout_s: float) -> tuple[Built | None, list
     Raises CompilerLimit when g++ runs past its memory (jail.compile_memory_bytes(),
     shared by the two compilers running at once) or `timeout_s` (CPU and wall)."""
     objects = {v: runtime_objects(v) for v in VARIANTS}
-    work = Path(tempfile.mkdtemp(prefix="kdojo-emu-"))
-    work.chmod(0o777)  # the jailed compiler runs as nobody
+    work = jail.work_dir()  # the jailed compiler may run as uid 65534
     # The file is named after the learner's (debug info names the main file,
     # whatever #line says), so addr2line answers with "submission.cu:LINE".
     (work / LEARNER_FILE).write_text(tu_text)

@@ -34,6 +34,7 @@ import os
 import resource
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,6 +227,25 @@ class Launch:
                 os.close(fd)
             except OSError:
                 pass
+
+
+def work_dir(prefix: str = "kdojo-emu-") -> Path:
+    """A private directory for one submission's compiler and program, usable by the
+    sandbox's uid: owned by uid 65534 (mode 0700) when the sandbox runs as it, with
+    every ancestor we own made traversable (o+x, not readable: the job's own
+    directory is 0700). Nobody else can read or swap the program in it."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    if mode().as_nobody:
+        os.chown(path, NOBODY, NOBODY)
+        for parent in path.parents:
+            try:
+                st = parent.stat()
+                if st.st_uid == os.geteuid() and not st.st_mode & 0o001:
+                    parent.chmod((st.st_mode & 0o7777) | 0o001)
+            except OSError:
+                continue
+    path.chmod(0o700)
+    return path
 
 
 def spawn(launch: Launch, **popen_kwargs) -> subprocess.Popen:

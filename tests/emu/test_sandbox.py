@@ -170,3 +170,14 @@ def test_waived_sandbox_still_installs_seccomp_and_limits_from_outside(monkeypat
     plain = launch('extern "C" __global__ void k(int* out) { out[threadIdx.x] = 2 * threadIdx.x; }\n// no bwrap\n',
                    "k", 1, 3, [np.zeros(3, np.int32)])
     assert plain.fault is None and list(plain.arrays[0]) == [0, 2, 4]
+
+
+def test_builds_and_runs_from_a_private_job_directory(monkeypatch, tmp_path):
+    # The judge's job process has a 0700 TMPDIR; the sandbox's uid must still reach its work dir.
+    private = tmp_path / "job"
+    private.mkdir(mode=0o700)
+    monkeypatch.setattr("tempfile.tempdir", str(private))
+    source = 'extern "C" __global__ void k(int* out) { out[threadIdx.x] = 3 * threadIdx.x; }\n// private dir\n'
+    got = launch(source, "k", 1, 3, [np.zeros(3, np.int32)])
+    assert got.fault is None and list(got.arrays[0]) == [0, 3, 6]
+    assert not (private.stat().st_mode & 0o004), "the job directory became readable by others"

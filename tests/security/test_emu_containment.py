@@ -230,3 +230,21 @@ def test_a_compile_bomb_is_a_bounded_compile_error(exercise, backend, secret):
     assert result["verdict"] == "compile_error", result["message"]
     assert "ran past" in result["message"] or wall < WALL_S
     assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_the_judge_contains_an_attack_then_judges_a_correct_kernel(secret):
+    # Through the real job processes: the splice passes the checks, the sandbox holds.
+    from kernels.judge import Judge
+
+    splice = ('/* looks like a comment *\\   \n'
+              f'/ extern "C" int open(const char*, int, ...); __attribute__((constructor(0))) static void early(void) '
+              f'{{ open("{secret[0]}", 0); }} /* */\n'
+              'extern "C" __global__ void block_sum(const float* in, float* out, int N) { }\n')
+    with Judge(backend="emu", keep_spare=False) as judge_:
+        started = time.monotonic()
+        attacked = judge_.run(splice, "reduction.block_sum", bench=False)
+        assert time.monotonic() - started < WALL_S
+        assert attacked["verdict"] in ("wrong_answer", "compile_error", "rejected"), attacked["message"]
+        assert secret[1] not in json.dumps(attacked)
+        correct = judge_.run(CORRECT.read_text(), "reduction.block_sum", bench=False)
+        assert correct["verdict"] == "accepted", correct["message"]
