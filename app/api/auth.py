@@ -93,7 +93,8 @@ async def _payload(request: Request, model: type[BaseModel]) -> tuple[dict[str, 
         try:
             return model.model_validate(data).model_dump(), True
         except ValidationError as exc:
-            raise RequestValidationError(exc.errors(include_url=False, include_context=False))
+            raise RequestValidationError([{**error, "loc": ("body", *error["loc"])}  # as FastAPI's own
+                                          for error in exc.errors(include_url=False, include_context=False)])
     form = await request.form()
     return {k: v for k, v in form.items() if isinstance(v, str)}, False
 

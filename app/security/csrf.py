@@ -12,8 +12,9 @@ bound to the new session.
 
 A request with an `Authorization: Bearer` header is authenticated by it alone:
 its cookies are removed before anything else sees them, so it carries no
-ambient credential, and it is exempt from the check (issue #13: a Bearer header
-plus the session cookie used to skip the check for the cookie's session).
+ambient credential and is exempt from the check, and its response sets no
+cookies (issue #13: a Bearer header plus the session cookie used to skip the
+check for the cookie's session).
 """
 
 from __future__ import annotations
@@ -80,6 +81,17 @@ def strip_cookies(scope: Scope) -> None:
     scope["headers"] = [(k, v) for k, v in scope.get("headers", []) if k != b"cookie"]
 
 
+def _without_set_cookie(send: Send) -> Send:
+    """Nor does its answer change the browser's cookies (a sign-out, a new anonymous id)."""
+
+    async def send_cookieless(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message["headers"] = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"set-cookie"]
+        await send(message)
+
+    return send_cookieless
+
+
 class CSRFMiddleware:
     def __init__(self, app: Any, secret: str, secure: bool = False) -> None:
         self.app = app
@@ -92,7 +104,7 @@ class CSRFMiddleware:
             return
         if has_bearer(scope):
             strip_cookies(scope)
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, _without_set_cookie(send))
             return
         request = Request(scope)
         cookie = request.cookies.get(CSRF_COOKIE)
