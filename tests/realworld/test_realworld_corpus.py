@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kernels.catalog import load_exercises
-from kernels.emu.backend import EmuBackend
+from kernels.emu.build import toolchain_ok
 from kernels.pipeline import run_pipeline
 from kernels.result import validate
 
@@ -49,9 +49,9 @@ def judge(path: Path, backend) -> dict:
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
-def test_emulator_verdict(path):
+def test_emulator_verdict(path, emu):
     verdict, gpu_only = expectation(path)
-    doc = judge(path, EmuBackend())
+    doc = judge(path, emu)
     if gpu_only:
         assert (doc["verdict"], doc.get("message_code")) == ("rejected", "needs_gpu"), doc["message"]
         assert doc["message"].startswith("this kernel needs a GPU: CUB is not emulated")
@@ -59,19 +59,19 @@ def test_emulator_verdict(path):
         assert doc["verdict"] == (emulator_gap(path) or verdict), doc["message"]
 
 
-def test_messages_name_the_real_cause():
+def test_messages_name_the_real_cause(emu):
     by_name = {p.stem: p for p in CORPUS}
-    define = judge(by_name["saxpy_define_m"], EmuBackend())["message"]
+    define = judge(by_name["saxpy_define_m"], emu)["message"]
     assert "your `#define n` changes the declaration the judge adds" in define and "rename it" in define
-    oob = judge(by_name["block_sum_oob_dynamic_shared"], EmuBackend())["message"]
+    oob = judge(by_name["block_sum_oob_dynamic_shared"], emu)["message"]
     assert "out-of-bounds write of 4 bytes: dynamic shared memory" in oob
     assert "byte offset 4124" in oob and "line 8" in oob
-    grid = judge(by_name["cg_grid_sync"], EmuBackend())["message"]
+    grid = judge(by_name["cg_grid_sync"], emu)["message"]
     assert "needs a cooperative launch" in grid and "line 9" in grid
 
 
-def test_uninitialised_shared_memory_is_garbage():
-    doc = judge(Path(__file__).parent / "kernels" / "block_sum_uninit_shared.cu", EmuBackend())
+def test_uninitialised_shared_memory_is_garbage(emu):
+    doc = judge(Path(__file__).parent / "kernels" / "block_sum_uninit_shared.cu", emu)
     assert "got nan" in doc["message"]   # 0xFF poison reads as NaN, as garbage does on a GPU
 
 
@@ -87,5 +87,9 @@ def test_gpu_verdict_and_agreement(path):
     verdict, gpu_only = expectation(path)
     on_gpu = judge(path, create("cuda"))
     assert on_gpu["verdict"] == verdict, on_gpu["message"]
-    if not gpu_only and not emulator_gap(path):
+    # Where the emulator's toolchain is missing (the GPU machine may lack Boost),
+    # agreement follows from test_emulator_verdict, which CI runs.
+    if toolchain_ok() and not gpu_only and not emulator_gap(path):
+        from kernels.emu.backend import EmuBackend
+
         assert judge(path, EmuBackend())["verdict"] == on_gpu["verdict"]
