@@ -1,13 +1,25 @@
 // /me: cumulative XP over time as a uPlot line.
 (function () {
   "use strict";
+  const DAY_S = 24 * 3600;
+
+  // The x range: the points' own span, at least a day on each side of a single
+  // point (uPlot's automatic range around one value spans years); y from 0.
+  function ranges(xs, ys) {
+    let lo = Math.min(...xs), hi = Math.max(...xs);
+    const pad = Math.max((hi - lo) * 0.05, lo === hi ? DAY_S : 3600);
+    lo -= pad; hi += pad;
+    return { x: { time: true, range: () => [lo, hi] }, y: { range: () => [0, Math.max(10, Math.max(...ys) * 1.15)] } };
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     const points = (window.KDojo.page.xpHistory || []);
     const host = document.getElementById("xp-chart");
     if (!host || !points.length || !window.uPlot) return;
-    const xs = points.map((p) => Date.parse(p.t) / 1000);
+    const xs = points.map((p) => Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(p.t) ? p.t : p.t + "Z") / 1000);
     const ys = points.map((p) => p.xp);
-    new window.uPlot({ width: Math.min(host.clientWidth || 640, 720), height: 220,
+    host.dataset.range = JSON.stringify(ranges(xs, ys).x.range());
+    new window.uPlot({ width: Math.min(host.clientWidth || 640, 720), height: 220, scales: ranges(xs, ys),
       series: [{}, { label: "XP", stroke: "#4b7bec", fill: "rgba(75,123,236,0.12)", points: { show: true } }] },
       [xs, ys], host);
   });
