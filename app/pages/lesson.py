@@ -37,12 +37,17 @@ def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str]) -> di
 
 
 def neighbours(catalog: Any, lesson: Lesson, user: Any = None) -> tuple[Lesson | None, Lesson | None, int, int]:
+    """The previous and next lessons of the track, the lesson's number and the last
+    number this reader can open. Lessons are numbered across tracks (`order`: the
+    second track starts at 6), as the catalogue cards and the texts ("lesson 2",
+    "6강") number them; a hidden draft leaves a gap, never "lesson 3 of 2"."""
     track = catalog.track_of(lesson)
     lessons = [other for other in track.lessons if other is lesson or visible(other, user)]
     i = lessons.index(lesson)
     prev_lesson = lessons[i - 1] if i > 0 else None
     next_lesson = lessons[i + 1] if i + 1 < len(lessons) else None
-    return prev_lesson, next_lesson, i + 1, len(lessons)
+    last = max(other.order for other in catalog.lessons.values() if other is lesson or visible(other, user))
+    return prev_lesson, next_lesson, lesson.order, last
 
 
 # Anonymous readers see a lesson's comments at most this old: it keeps the busiest
