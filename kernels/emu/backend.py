@@ -33,7 +33,7 @@ from kernels.backend import (BuildError, Diagnostic, GuardedArray, Launch, Progr
                              RunOutcome, RuntimeFault, unique_diagnostics)
 from kernels.emu import build as toolchain
 from kernels.emu import launcher
-from kernels.emu import jail
+from kernels.emu import jail, preprocessed
 from kernels.emu.process import OURS, Crash, ProgramProcess
 from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
                                   encode_request, float_bits, int_bits)
@@ -51,7 +51,7 @@ _FAULT_KINDS = {"deadlock": "time_limit_exceeded"}
 DIAGNOSTIC_KINDS = frozenset({"divergent_barrier", "warp_mask", "warp_mask_mismatch", "shuffle_source", "deadlock",
                               "out_of_bounds", "race", "stack_overflow", "invalid_memory_access", "trap",
                               "check_crash", "assert", "invalid_launch", "printf", "misaligned_address",
-                              "grid_sync_without_a_cooperative_launch", "invalid_tile_size"})
+                              "grid_sync_without_a_cooperative_launch", "invalid_tile_size", "uninitialised_read"})
 MAX_DIAGNOSTICS = 32
 MAX_TEXT_CHARS = 2000
 MAX_OUTPUT_CHARS = 16 * 1024 + 64
@@ -126,9 +126,13 @@ class EmuBackend:
         names = _kernel_names(exercise)
         tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names)
         try:
-            built, messages, log = toolchain.compile_programs(tu, float(exercise.limits.compile_s))
+            built, messages, log = toolchain.compile_programs(
+                tu, float(exercise.limits.compile_s), check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR))
         except toolchain.CompilerLimit as exc:
             raise BuildError([Diagnostic(0, 0, "error", str(exc))], str(exc)) from None
+        except SourceError as exc:  # the checks on what g++'s preprocessor made of the source
+            raise BuildError([Diagnostic(exc.line, 0, "error", exc.message)], exc.message,
+                             needs_gpu=exc.feature if exc.kind == "unsupported" else "") from None
         if built is None:
             diags = _compile_diagnostics(messages, exercise)
             raise BuildError(diags, "\n".join(f"{launcher.LEARNER_FILE}:{d.line}: {d.message}" for d in diags))

@@ -27,6 +27,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from kernels.emu import jail
 from kernels.emu.launcher import LAUNCHER_FILE, LEARNER_FILE
@@ -42,7 +43,8 @@ _RUNTIME_FLAGS = {"fast": ["-O3"], "check": ["-O2", "-DKDOJO_CHECK"]}
 # stack overflow) instead of jumping over it into other memory.
 _LEARNER_FLAGS = {
     "fast": ["-O2", "-w", "-fstack-clash-protection"],
-    "check": ["-O1", "-w", "-DKDOJO_CHECK", "-fsanitize=thread", "-fstack-clash-protection"],
+    # -fsanitize=alignment: our handler (runtime/kdojo_check.cpp) reports a misaligned typed access (#12)
+    "check": ["-O1", "-w", "-DKDOJO_CHECK", "-fsanitize=thread", "-fsanitize=alignment", "-fstack-clash-protection"],
 }
 _LINK = ["-static", "-no-pie"]
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")
@@ -147,48 +149,82 @@ class CompilerLimit(RuntimeError):
     """g++ ran past its memory or time: the learner's compile_error, with this message."""
 
 
-def compile_programs(tu_text: str, timeout_s: float) -> tuple[Built | None, list[CompileMessage], str]:
+def compile_programs(tu_text: str, timeout_s: float,
+                     check: Callable[[str], None] | None = None) -> tuple[Built | None, list[CompileMessage], str]:
     """Compile both variants. Returns (built, [], "") or (None, messages, log) on a compile error.
+
+    Two steps, both in the sandbox: g++ -E, then g++ on the preprocessed file.
+    Between them `check` (if given) reads each preprocessed file and may raise
+    (kernels/emu/preprocessed.py), so what it checks is exactly what is compiled.
     Raises CompilerLimit when g++ runs past its memory (jail.compile_memory_bytes(),
-    shared by the two compilers running at once) or `timeout_s` (CPU and wall)."""
+    shared by the two compilers running at once) or `timeout_s` (CPU and wall, in all)."""
     objects = {v: runtime_objects(v) for v in VARIANTS}
     work = jail.work_dir()  # the jailed compiler may run as uid 65534
-    # The file is named after the learner's (debug info names the main file,
-    # whatever #line says), so addr2line answers with "submission.cu:LINE".
-    (work / LEARNER_FILE).write_text(tu_text)
-    started = time.monotonic()
+    try:
+        # The file is named after the learner's (debug info names the main file,
+        # whatever #line says), so addr2line answers with "submission.cu:LINE".
+        (work / LEARNER_FILE).write_text(tu_text)
+        started = time.monotonic()
+        deadline = started + timeout_s
+        pre = {v: [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], f"-I{RUNTIME_DIR}", "-E", "-x", "c++",
+                   LEARNER_FILE, "-o", f"tu_{v}.ii"] for v in VARIANTS}
+        failed, log = _run_step(pre, work, objects, timeout_s, deadline)
+        if failed:
+            return None, parse_messages(log), log
+        for v in VARIANTS:
+            text = _read_preprocessed(work / f"tu_{v}.ii", timeout_s)
+            if check is not None:
+                check(text)
+        steps = {}
+        for v in VARIANTS:
+            # Compile and link separately: the sanitizer flag must not reach the
+            # (static) link, whose runtime is ours, not libtsan.
+            compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], "-x", "c++-cpp-output", "-c", f"tu_{v}.ii",
+                        "-o", f"tu_{v}.o"]
+            link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
+            steps[v] = ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]
+        failed, log = _run_step(steps, work, objects, timeout_s, deadline)
+        if failed:
+            return None, parse_messages(log), log
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return Built(work, {v: work / f"prog_{v}" for v in VARIANTS}, time.monotonic() - started), [], ""
+
+
+_MAX_PREPROCESSED_BYTES = 64 << 20
+
+
+def _read_preprocessed(path: Path, timeout_s: float) -> str:
+    if path.stat().st_size > _MAX_PREPROCESSED_BYTES:
+        raise CompilerLimit(f"the preprocessed kernel is larger than {_MAX_PREPROCESSED_BYTES >> 20} MB")
+    return path.read_text(errors="replace")
+
+
+def _run_step(argvs: dict[str, list[str]], work: Path, objects: dict[str, list[Path]], timeout_s: float,
+              deadline: float) -> tuple[bool, str]:
+    """Run one command per variant at once, jailed. (failed?, the first failure's log)."""
     memory = jail.compile_memory_bytes()
     procs = {}
-    for v in VARIANTS:
-        # Compile and link separately: the sanitizer flag must not reach the
-        # (static) link, whose runtime is ours, not libtsan.
-        compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], f"-I{RUNTIME_DIR}", "-x", "c++", "-c", LEARNER_FILE, "-o", f"tu_{v}.o"]
-        link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
-        argv = ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]
+    for v, argv in argvs.items():
         launch = jail.compile_launch(argv, work, [RUNTIME_DIR, objects[v][0].parent],
-                                     max(1, math.ceil(timeout_s)), memory // len(VARIANTS))
+                                     max(1, math.ceil(timeout_s)), memory // len(argvs))
         procs[v] = jail.spawn(launch, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
                               start_new_session=True)
     logs = {}
     for v, proc in procs.items():
         try:
-            # The log is bounded: g++ stops after -fmax-errors; a flood is cut by the limit below.
-            out, _ = proc.communicate(timeout=max(0.1, timeout_s - (time.monotonic() - started)))
+            out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             for p in procs.values():
                 _kill(p)
-            shutil.rmtree(work, ignore_errors=True)
             raise CompilerLimit(_limit_message(memory, timeout_s)) from None
         logs[v] = out.decode("utf-8", errors="replace")[-_LOG_CHARS:]
     failed = [v for v, p in procs.items() if p.returncode != 0]
-    if failed:
-        log = logs[failed[0]]
-        shutil.rmtree(work, ignore_errors=True)
-        if any(_ran_out(procs[v].returncode, logs[v]) for v in failed):
-            raise CompilerLimit(_limit_message(memory, timeout_s))
-        return None, parse_messages(log), log
-    return Built(work, {v: work / f"prog_{v}" for v in VARIANTS}, time.monotonic() - started), [], ""
+    if any(_ran_out(procs[v].returncode, logs[v]) for v in failed):
+        raise CompilerLimit(_limit_message(memory, timeout_s))
+    return bool(failed), logs[failed[0]] if failed else ""
 
 
 _LOG_CHARS = 64 * 1024

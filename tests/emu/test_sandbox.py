@@ -181,3 +181,32 @@ def test_builds_and_runs_from_a_private_job_directory(monkeypatch, tmp_path):
     got = launch(source, "k", 1, 3, [np.zeros(3, np.int32)])
     assert got.fault is None and list(got.arrays[0]) == [0, 3, 6]
     assert not (private.stat().st_mode & 0o004), "the job directory became readable by others"
+
+
+# The GCC comment splice: `*\` + spaces + newline + `/` ends the comment for g++
+# only. The checks on g++'s own preprocessed file see what g++ compiles.
+SPLICE = "/* a comment? *\\   \n/ {hidden} /* */\n"
+KERNEL = 'extern "C" __global__ void block_sum(const float* in, float* out, int N) { }\n'
+
+
+@pytest.mark.parametrize("hidden, words", [
+    ("__attribute__((constructor)) static void early() { }", "'constructor'"),
+    ("[[gnu::constructor]] static void early() { }", "'constructor'"),
+    ('_Pragma("GCC optimize(\\"O0\\")")', "#pragma GCC"),
+    ('__device__ void f() { asm("int3"); }', "assembly"),
+])
+def test_what_the_raw_checks_miss_the_preprocessed_checks_see(exercise, hidden, words):
+    result = judge(exercise, SPLICE.format(hidden=hidden) + KERNEL)
+    assert result["verdict"] in ("compile_error", "rejected")
+    assert words in result["message"], result["message"]
+
+
+def test_a_spliced_include_of_a_host_file_finds_nothing(exercise, marker):
+    marker.write_text("SECRET-CONTENT\n")
+    try:
+        # Hidden from NVRTC and kernels/includes.py (a comment to them), a real #include to g++.
+        result = judge(exercise, f'/* a comment? *\\   \n/\n#include "{marker}"\n/* */\n' + KERNEL)
+    finally:
+        marker.unlink()
+    assert result["verdict"] in ("compile_error", "rejected")
+    assert "SECRET-CONTENT" not in str(result)

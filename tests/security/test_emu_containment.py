@@ -2,8 +2,9 @@
 
 Each attack in emu_attacks/ is judged by the real pipeline and the real
 sandbox, but with NVRTC and the emulator's source policy replaced by a pass
-(a monkeypatch in this test process: nothing a submission or a job document
-can switch on). Containment must hold anyway: the verdict is the expected
+and the checks on the preprocessed file (kernels/emu/preprocessed.py) replaced
+by a pass (a monkeypatch in this test process: nothing a submission or a job
+document can switch on). Containment must hold anyway: the verdict is the expected
 one, the host's content (a marker file made here) is nowhere in the result,
 the wall time and the peak memory of every child stay bounded, and a correct
 kernel is judged normally afterwards by the same backend.
@@ -63,6 +64,7 @@ def _bypass_checks(mp: pytest.MonkeyPatch) -> None:
 
     mp.setattr(pipeline, "compile_submission", compiled_ok)
     mp.setattr(emu_backend, "prepare", lambda source: source)
+    mp.setattr(emu_backend.preprocessed, "check", lambda text, runtime_dir: None)
 
 
 def judge(exercise, backend, source: str, bypass: bool = True) -> tuple[dict, float]:

@@ -1,0 +1,119 @@
+"""The emulator's source checks, on the translation unit as g++'s own preprocessor made it.
+
+kernels/emu/source.py reads the learner's text as written; g++ may read the
+same bytes differently (a GCC comment splice `*\\` + spaces + newline + `/`,
+a tokenizer corner we did not foresee). So the program is compiled from the
+preprocessed file (`g++ -E`, run in the sandbox) after these checks have
+read exactly that file: what is checked is what is compiled.
+
+They exist for clear messages, not for safety (the sandbox of
+kernels/emu/jail.py holds without them). On everything after the runtime's
+headers (the learner's part and the generated kernel table, whatever file
+a line marker claims):
+
+* no file may be entered from it, except the runtime's own headers (every
+  allowed `#include` was blanked by source.py, so any other is a bypass);
+* no `asm` / `__asm__` / `__asm`;
+* no attribute that runs code early or places it (`constructor`, `ifunc`,
+  `section`, `alias` …), spelled `__attribute__((…))` or `[[gnu::…]]`;
+* no `#pragma` but `unroll`, `nounroll` and `once` (`_Pragma` arrives here
+  as a `#pragma` line).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kernels.emu.launcher import LEARNER_FILE
+from kernels.emu.source import SourceError, Token, tokenize
+
+DENIED_ATTRIBUTES = frozenset({
+    "constructor", "destructor", "ifunc", "alias", "weakref", "weak", "section", "init_priority", "used",
+    "naked", "target_clones", "target", "visibility", "externally_visible", "no_reorder", "retain",
+})
+_ALLOWED_PRAGMAS = frozenset({"unroll", "nounroll", "once"})
+_ASM = frozenset({"asm", "__asm__", "__asm"})
+_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)\s*$')
+_START = "namespace kdojo_user {"
+
+
+def learner_lines(preprocessed: str, runtime_dir: Path) -> list[tuple[int, str]]:
+    """(line in the learner's file, or 0, text) of everything after the launcher's
+    `namespace kdojo_user {`, whatever file the line markers claim (a learner may
+    write line markers too). Raises SourceError for a file entered from there that
+    is not one of the runtime's headers."""
+    lines: list[tuple[int, str]] = []
+    current, line, started = "", 0, False
+    for raw in preprocessed.split("\n"):
+        marker = _MARKER.match(raw)
+        if marker:
+            number, name, flags = int(marker.group(1)), marker.group(2), marker.group(3).split()
+            if started and "1" in flags and not _is_runtime(name, runtime_dir):
+                raise SourceError(_at(current, line), f"#include of '{Path(name).name}' is not allowed")
+            current, line = name, number
+            continue
+        if not started:
+            started = current == LEARNER_FILE and raw.strip() == _START
+        elif raw.strip():
+            lines.append((_at(current, line), raw))
+        line += 1
+    return lines
+
+
+def _at(current: str, line: int) -> int:
+    return line if current == LEARNER_FILE else 0
+
+
+def _is_runtime(name: str, runtime_dir: Path) -> bool:
+    try:
+        return Path(name).resolve().parent == runtime_dir.resolve()
+    except OSError:
+        return False
+
+
+def check(preprocessed: str, runtime_dir: Path) -> None:
+    """Raise SourceError (with the learner's line) for what the checks refuse."""
+    for line, text in learner_lines(preprocessed, runtime_dir):
+        try:
+            tokens = tokenize(text)
+        except SourceError as exc:
+            raise SourceError(line, exc.message, exc.kind) from None
+        _check_line(line, tokens)
+
+
+def _check_line(line: int, tokens: list[Token]) -> None:
+    if len(tokens) >= 2 and tokens[0].text == "#" and tokens[1].text == "pragma":
+        what = tokens[2].text if len(tokens) > 2 else ""
+        if what not in _ALLOWED_PRAGMAS:
+            raise SourceError(line, f"#pragma {what} is not allowed (only #pragma unroll and #pragma once)")
+        return
+    for i, tok in enumerate(tokens):
+        if tok.kind != "ident" and tok.text != "[[":
+            continue
+        if tok.text in _ASM:
+            raise SourceError(line, f"inline PTX assembly ({tok.text}) is not supported by the emulator; "
+                                    "this needs a GPU", "unsupported")
+        if tok.text in ("__attribute__", "__attribute", "[["):
+            for name in _attribute_names(tokens, i):
+                if name.strip("_") in DENIED_ATTRIBUTES:
+                    raise SourceError(line, f"the attribute '{name.strip('_')}' is not allowed in kernels")
+
+
+def _attribute_names(tokens: list[Token], start: int) -> list[str]:
+    """The identifiers of the attribute list that starts at tokens[start]
+    (`__attribute__((…))` or `[[…]]`)."""
+    closing = "]]" if tokens[start].text == "[[" else None
+    names, depth = [], 0
+    for tok in tokens[start + 1:]:
+        if closing and tok.text == closing:
+            break
+        if tok.text == "(":
+            depth += 1
+        elif tok.text == ")":
+            depth -= 1
+            if depth <= 0 and not closing:
+                break
+        elif tok.kind == "ident":
+            names.append(tok.text)
+    return names
