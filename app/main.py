@@ -156,6 +156,7 @@ async def _swagger(request: Request) -> HTMLResponse:
     if (SWAGGER / "swagger-ui-bundle.js").exists():  # the offline bundle, where it is built
         assets = {"swagger_js_url": "/static/vendor/swagger-ui/swagger-ui-bundle.js",
                   "swagger_css_url": "/static/vendor/swagger-ui/swagger-ui.css"}
-    page = get_swagger_ui_html(openapi_url="/api/openapi.json", title="Kernel Dojo API", **assets)
+    page = get_swagger_ui_html(openapi_url="/api/openapi.json", title="Kernel Dojo API",
+                               swagger_favicon_url="/static/favicon.svg", **assets)  # nothing off-site (#13)
     html = bytes(page.body).decode().replace("<script>", f'<script nonce="{csp_nonce(request)}">')
     return HTMLResponse(html)

@@ -12,6 +12,7 @@ const mod = (p) => join(here, "node_modules", p);
 
 rmSync(vendor, { recursive: true, force: true });
 mkdirSync(join(vendor, "katex"), { recursive: true });
+mkdirSync(join(vendor, "swagger-ui"), { recursive: true });
 
 await build({
   entryPoints: [join(here, "editor.js")],
@@ -27,6 +28,10 @@ const copies = [
   ["katex/dist/fonts", "katex/fonts"],
   ["uplot/dist/uPlot.iife.min.js", "uPlot.iife.min.js"],
   ["uplot/dist/uPlot.min.css", "uPlot.min.css"],
+  // /api/docs without a CDN (issue #13): Swagger UI's prebuilt bundle and CSS
+  ["swagger-ui-dist/swagger-ui-bundle.js", "swagger-ui/swagger-ui-bundle.js"],
+  ["swagger-ui-dist/swagger-ui.css", "swagger-ui/swagger-ui.css"],
+  ["swagger-ui-dist/LICENSE", "swagger-ui/LICENSE"],
 ];
 // KaTeX's CSS lists woff2 first; every browser we support takes it, so the
 // woff/ttf copies (1 MB) are left out.

@@ -209,3 +209,21 @@ def test_me_chart_with_one_day_of_xp_has_a_sensible_axis(browser, server: str, a
     assert "accepted" in row.inner_text() and "UTC" not in when and re.search(r"\b(EST|EDT)\b", when), when
     page.screenshot(path=str(artifacts / "me-one-day.png"), full_page=True)
     context.close()
+
+
+def test_api_docs_render_without_the_internet(page, server: str) -> None:
+    # every request that does not go to our server fails, as on a machine offline
+    elsewhere: list[str] = []
+
+    def only_ours(route) -> None:  # noqa: ANN001
+        if route.request.url.startswith(server):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_ours)
+    page.goto("/api/docs")
+    page.locator(".swagger-ui .info .title", has_text="Kernel Dojo").wait_for()
+    assert page.locator(".swagger-ui .opblock").count() > 5
+    assert elsewhere == []  # not even a favicon from another site

@@ -92,3 +92,13 @@ def test_signed_in_readers_do_not_see_login_needed(client: TestClient) -> None:
     assert "sign-in required" not in signed_in
     assert "You get a notification when someone replies to your comment." in signed_in
     assert 'data-count="0">0 comments</h2>' in signed_in
+
+
+def test_api_docs_are_served_from_our_own_static_files(client: TestClient) -> None:
+    html = client.get("/api/docs").text
+    assert "/static/vendor/swagger-ui/swagger-ui-bundle.js" in html
+    assert "/static/vendor/swagger-ui/swagger-ui.css" in html
+    assert "cdn.jsdelivr.net" not in html and "unpkg.com" not in html
+    assert not re.search(r"""(?:src|href)=["']https?://""", html)  # nothing from another site
+    bundle = client.get("/static/vendor/swagger-ui/swagger-ui-bundle.js")
+    assert bundle.status_code == 200 and "SwaggerUIBundle" in bundle.text[:2_000_000]
