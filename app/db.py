@@ -23,17 +23,26 @@ def normalize_url(url: str) -> str:
     return url
 
 
+POOL_SIZE = 10  # connections kept open per process
+POOL_OVERFLOW = 40  # more while a burst lasts; PostgreSQL's max_connections must cover every process's 50
+
+
 def make_engine(url: str) -> Engine:
     url = normalize_url(url)
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        # The pool is as large as the threads that may ask at once (anyio's 40
+        # worker threads, SSE polls, the embedded worker), so a burst waits on
+        # SQLite's busy timeout, not on a pool timeout (issue #13).
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+                               pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_timeout=60)
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin_immediate)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW,
+                         pool_timeout=60)
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -19,11 +19,13 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.errors import ERRORS, service_error_response
 
+from app.db import transaction
 from app.deps import ANON_COOKIE, CatalogDep, SessionDep, SettingsDep, client_ip
 from app.models import User
 from app.security.sessions import SESSION_COOKIE, create_session, revoke_session
 from app.services import accounts, progress
-from app.services.errors import ServiceError, Unauthorized
+from app.services.errors import ServiceError
+from app.settings import Settings
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -138,51 +140,57 @@ def _failed(exc: ServiceError, as_json: bool, page: str, fields: dict[str, Any])
     return RedirectResponse(f"{page}?{query}", status_code=303)
 
 
-# The routes are async only to read a form or JSON body; the work (argon2 and
-# the database) runs in the thread pool so it never stalls the event loop.
+# The routes are async only to read a form or JSON body; the work runs in the
+# thread pool so it never stalls the event loop. Sign-up and sign-in open their
+# own short transactions around argon2 rather than the request's write session:
+# SQLite's write lock is never held while a password is hashed (issue #13).
 
 
 @router.post("/signup", **_openapi(SignupIn, SignedIn, 400, 403, 409, 413, 422))
-async def signup(request: Request, session: SessionDep, settings: SettingsDep, catalog: CatalogDep) -> Response:
+async def signup(request: Request, settings: SettingsDep, catalog: CatalogDep) -> Response:
     """Create a learner account and sign it in (the browser's anonymous progress moves to it)."""
     fields, as_json = await _payload(request, SignupIn)
-    return await run_in_threadpool(_signup, request, session, settings, catalog, fields, as_json)
+    return await run_in_threadpool(_signup, request, settings, catalog, fields, as_json)
 
 
-def _signup(request: Request, session: SessionDep, settings: SettingsDep, catalog: CatalogDep,
-            fields: dict[str, Any], as_json: bool) -> Response:
+def _signup(request: Request, settings: Settings, catalog: Any, fields: dict[str, Any], as_json: bool) -> Response:
     try:
-        user = accounts.signup(session, str(fields.get("email", "")), str(fields.get("password", "")),
-                               str(fields.get("display_name", "")))
+        new = accounts.prepare_signup(str(fields.get("email", "")), str(fields.get("password", "")),
+                                      str(fields.get("display_name", "")))
+        with transaction(request.app.state.sessionmaker) as session:
+            user = accounts.create_account(session, new)
+            progress.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
+            return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
     except ServiceError as exc:
-        session.rollback()
         return _failed(exc, as_json, "/signup", fields)
-    progress.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
-    return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
 
 
 @router.post("/signin", **_openapi(SigninIn, SignedIn, 400, 401, 403, 413, 422, 429))
-async def signin(request: Request, session: SessionDep, settings: SettingsDep, catalog: CatalogDep) -> Response:
+async def signin(request: Request, settings: SettingsDep, catalog: CatalogDep) -> Response:
     """Sign in; limited per address and, with a back-off, per account (docs/web.md)."""
     fields, as_json = await _payload(request, SigninIn)
-    return await run_in_threadpool(_signin, request, session, settings, catalog, fields, as_json)
+    return await run_in_threadpool(_signin, request, settings, catalog, fields, as_json)
 
 
-def _signin(request: Request, session: SessionDep, settings: SettingsDep, catalog: CatalogDep,
-            fields: dict[str, Any], as_json: bool) -> Response:
+def _signin(request: Request, settings: Settings, catalog: Any, fields: dict[str, Any], as_json: bool) -> Response:
+    factory = request.app.state.sessionmaker
+    email = accounts.normalize_email(str(fields.get("email", "")))[:320]
     try:
-        user = accounts.authenticate(session, str(fields.get("email", "")), str(fields.get("password", "")),
-                                     client_ip(request), settings.signin_attempts_per_15min,
-                                     settings.signin_failures_per_account)
-    except Unauthorized as exc:
-        session.commit()  # keep the failed attempt: it feeds the sign-in rate limit
-        return _failed(exc, as_json, "/signin", fields)
+        with transaction(factory) as session:  # the limits, and this attempt counted as failed
+            user, attempt = accounts.begin_signin(session, email, client_ip(request),
+                                                  settings.signin_attempts_per_15min,
+                                                  settings.signin_failures_per_account)
     except ServiceError as exc:
-        session.rollback()
         return _failed(exc, as_json, "/signin", fields)
-    # Submissions this browser made before signing in now belong to the account.
-    progress.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
-    return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
+    if not accounts.password_matches(user, str(fields.get("password", ""))):
+        return _failed(accounts.signin_failed(), as_json, "/signin", fields)
+    assert user is not None
+    with transaction(factory) as session:
+        accounts.finish_signin(session, attempt)
+        user = session.get(User, user.id)
+        # Submissions this browser made before signing in now belong to the account.
+        progress.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
+        return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
 
 
 @router.post("/signout", **_openapi(SignoutIn, SignedOut, 400, 403, 413, 422))

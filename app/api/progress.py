@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
@@ -12,9 +14,15 @@ from app.services import progress
 router = APIRouter(prefix="/api", tags=["progress"])
 
 
+ItemId = Annotated[str, Field(max_length=128)]
+
+
 class MergeIn(BaseModel):
-    exercise_ids: list[str] = Field(default_factory=list, max_length=1000)
-    lesson_ids: list[str] = Field(default_factory=list, max_length=1000)
+    """What the browser says it completed: exercises count as unverified progress
+    (no XP, no achievement), lessons without exercises as read (app.services.progress)."""
+
+    exercise_ids: list[ItemId] = Field(default_factory=list, max_length=1000)
+    lesson_ids: list[ItemId] = Field(default_factory=list, max_length=1000)
 
 
 @router.get("/me/progress")

@@ -118,5 +118,8 @@ def account_backoff(excess: int) -> dt.timedelta:
     return dt.timedelta(seconds=min(15 * 2 ** min(excess, 10), 900))
 
 
-def record_failed_signin(session: Session, client_ip: str, email: str) -> None:
-    session.add(AuthAttempt(client_ip=client_ip[:64], email=email[:320]))
+def record_failed_signin(session: Session, client_ip: str, email: str) -> int:
+    attempt = AuthAttempt(client_ip=client_ip[:64], email=email[:320])
+    session.add(attempt)
+    session.flush()
+    return attempt.id

@@ -125,13 +125,19 @@ def learner_stats(session: Session, user_id: int, catalog: Any) -> LearnerStats:
         select(Completion.item_id).where(Completion.user_id == user_id,
                                          Completion.kind == "exercise", Completion.verified)
     ))
+    # Only what the server verified counts (issue #13): a lesson with exercises
+    # once every exercise was accepted here (a browser's claim completes it
+    # unverified); a reading lesson once read, which only the reader can attest,
+    # so it counts towards a track but never alone unlocks "Lesson complete".
     lessons_done = set(session.scalars(
-        select(Completion.item_id).where(Completion.user_id == user_id, Completion.kind == "lesson")
+        select(Completion.item_id).where(Completion.user_id == user_id, Completion.kind == "lesson",
+                                         Completion.verified)
     ))
+    with_exercises = {lesson.id for lesson in catalog_view.lessons(catalog) if lesson.exercise_ids}
     history = _submit_history(session, user_id)
     return LearnerStats(
         accepted_exercises=len(verified),
-        lessons_done=len(lessons_done),
+        lessons_done=len(lessons_done & with_exercises),
         tracks_done=_tracks_done(catalog, lessons_done),
         hard_accepted=sum(1 for e in verified if e in exercises and exercises[e].difficulty == "hard"),
         first_try_accepts=history["first_try"],

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from app.models import Submission, User, utcnow
@@ -53,6 +53,7 @@ def create(
     if len(source.encode()) > limits.max_source_bytes:
         raise Invalid(f"The source is larger than {limits.max_source_bytes} bytes.")
     user_id = owner.user.id if owner.user else None
+    serialize_owner(session, user_id, owner.anon_id)
     ratelimit.check_submission_limits(
         session, user_id=user_id, anon_id=owner.anon_id, client_ip=owner.client_ip,
         max_pending=limits.max_pending,
@@ -68,6 +69,23 @@ def create(
     session.flush()
     add_event(session, submission.id, "queued", {"position": queue_position(session, submission.id)})
     return submission
+
+
+def serialize_owner(session: Session, user_id: int | None, anon_id: str | None) -> None:
+    """Make one owner's concurrent submissions take turns until they commit, so the
+    pending cap is counted and then kept (issue #13: 20 parallel posts got 16 in).
+
+    SQLite needs nothing: a writing request holds the database's write lock from
+    its first statement (app.db, BEGIN IMMEDIATE). PostgreSQL: the user's row is
+    locked (FOR UPDATE), or for an anonymous browser a transaction-level advisory
+    lock on its id; both are released at commit or rollback."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    if user_id is not None:
+        session.execute(select(User.id).where(User.id == user_id).with_for_update())
+    elif anon_id:
+        session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
+                        {"key": f"kdojo-anon-submit:{anon_id}"})
 
 
 def queue_position(session: Session, submission_id: int) -> int:
