@@ -250,3 +250,51 @@ def test_the_judge_contains_an_attack_then_judges_a_correct_kernel(secret):
         assert secret[1] not in json.dumps(attacked)
         correct = judge_.run(CORRECT.read_text(), "reduction.block_sum", bench=False)
         assert correct["verdict"] == "accepted", correct["message"]
+
+
+def _kill_programs_from_outside(mp: pytest.MonkeyPatch, times: int) -> list[int]:
+    """SIGKILL the emulated program (as the OOM killer would) in its first `times` cases."""
+    import os
+    import signal
+    import threading
+
+    from kernels.emu.process import ProgramProcess
+
+    killed: list[int] = []
+    original = ProgramProcess.call
+
+    def call(self, request, timeout_s, cpu_s=None):
+        if len(killed) < times:
+            def kill_soon() -> None:
+                for _ in range(200):
+                    pid = self._program_pid()
+                    if pid:
+                        time.sleep(0.05)
+                        os.kill(pid, signal.SIGKILL)
+                        killed.append(pid)
+                        return
+                    time.sleep(0.01)
+            threading.Thread(target=kill_soon, daemon=True).start()
+        return original(self, request, timeout_s, cpu_s)
+
+    mp.setattr(ProgramProcess, "call", call)
+    return killed
+
+
+def test_a_kill_we_did_not_send_is_retried(exercise, backend):
+    roomy = dataclasses.replace(exercise, limits=Limits(compile_s=15, run_s=5, bench_s=5))
+    with pytest.MonkeyPatch.context() as mp:
+        killed = _kill_programs_from_outside(mp, times=1)
+        result = pipeline.run_pipeline(roomy, _busy_correct_kernel(), backend, bench=False, seed=3,
+                                       emit=lambda event: None)
+    assert len(killed) == 1
+    assert result["verdict"] == "accepted", result["message"]
+
+
+def test_a_program_killed_twice_is_our_fault_not_the_learners(exercise, backend):
+    roomy = dataclasses.replace(exercise, limits=Limits(compile_s=15, run_s=5, bench_s=5))
+    with pytest.MonkeyPatch.context() as mp:
+        _kill_programs_from_outside(mp, times=2)
+        with pytest.raises(RuntimeError, match="did not send"):
+            pipeline.run_pipeline(roomy, _busy_correct_kernel(), backend, bench=False, seed=3,
+                                  emit=lambda event: None)
