@@ -90,7 +90,7 @@ class Report:
             lines.append(f"{lesson.path}: {state} ({judged})")
             lines += [f"  {p}" for p in lesson.problems]
             lines += [f"  skipped: {c.path}: {c.message}" for c in lesson.checks if c.status == "skipped"]
-        backend = self.backend or "no judge"
+        how = f"checked on {self.backend}" if self.backend else "checked without judging (--no-judge)"
         summary = "all lessons valid" if self.ok else f"{self.errors} problem(s)"
-        lines.append(f"{len(self.lessons)} lesson(s) checked on {backend}: {summary}")
+        lines.append(f"{len(self.lessons)} lesson(s) {how}: {summary}")
         return "\n".join(lines)
