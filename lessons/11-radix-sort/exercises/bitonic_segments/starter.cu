@@ -6,11 +6,10 @@
 // FILL-IN: helper functions, if you want them
 
 extern "C" __global__ void bitonic_segments(const unsigned int* keys, unsigned int* out, int N) {
-    __shared__ unsigned int s[SEGMENT];
-    int base = blockIdx.x * SEGMENT;
     // BEGIN FILL-IN
-    // TODO: load the segment into s (pad past N with a key that sorts last),
-    //       sort s with a bitonic network (__syncthreads() between steps),
+    // TODO: load this block's segment, keys[blockIdx.x * SEGMENT ...], into a
+    //       __shared__ array (pad past N with a key that sorts last),
+    //       sort it with a bitonic network (__syncthreads() between steps),
     //       and write back the keys that exist.
     // END FILL-IN
 }

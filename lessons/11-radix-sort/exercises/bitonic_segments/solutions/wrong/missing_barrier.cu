@@ -8,9 +8,9 @@
 // FILL-IN: helper functions, if you want them
 
 extern "C" __global__ void bitonic_segments(const unsigned int* keys, unsigned int* out, int N) {
+    // BEGIN FILL-IN
     __shared__ unsigned int s[SEGMENT];
     int base = blockIdx.x * SEGMENT;
-    // BEGIN FILL-IN
     for (int i = threadIdx.x; i < SEGMENT; i += blockDim.x)
         s[i] = base + i < N ? keys[base + i] : 0xFFFFFFFFu;   // padding sorts last
     __syncthreads();
