@@ -174,6 +174,10 @@ class EmuBackend:
         _copy_back(fast, order, buffers)
         if fast.fault_name is not None:
             fault = _scheduler_fault(fast, handle.built.programs["fast"])
+            if fast.fault_name == "out of memory" and handle.processes["fast"].out_of_memory():
+                fault = RuntimeFault("memory_limit_exceeded", "out of memory",
+                                     f"{fast.fault_message}: the program reached its "
+                                     f"{jail.program_memory_bytes() >> 20} MB memory limit")
             return RunOutcome(buffers, fast.output, fault, diagnostics)
         diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, fast)
         races = [d for d in diagnostics if d.kind == "race"]

@@ -286,7 +286,10 @@ def program_launch(program: Path, cpu_s: int) -> Launch:
     """The compiled (static) program: it needs no file at all, and starts under its
     seccomp filter and limits. Unsandboxed, the child installs the filter itself."""
     current = mode()
+    # Hard CPU ceiling for a whole submission: the judge moves the soft limit per case
+    # (and, as root, the hard one too); without CAP_SYS_RESOURCE only the soft one moves.
     limits = _limits(cpu_s, program_memory_bytes(), 0, 64)
+    limits[0] = (resource.RLIMIT_CPU, cpu_s, cpu_s * 100 + 1)
     if not current.sandboxed:
         return Launch([str(program)], _child_setup(limits, PROGRAM_TASKS, current.as_nobody,
                                                    _Fprog(seccomp.program_filter())))
@@ -327,6 +330,17 @@ def cpu_seconds(pid: int) -> float | None:
     except (OSError, IndexError):
         return None
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def vm_peak_bytes(pid: int) -> int | None:
+    """The highest address space a live process has had (VmPeak), from /proc."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmPeak:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def limit_cpu(pid: int, seconds: float) -> bool:

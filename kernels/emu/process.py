@@ -110,6 +110,7 @@ class ProgramProcess:
         self._cpu_s = 0.0  # CPU time used, as last read
         self._cpu_limit_s: float | None = None  # the soft RLIMIT_CPU we set for this case
         self._killed = False  # we sent SIGKILL
+        self.vm_peak = 0  # the program's highest address space seen (bytes)
         # Bigger pipes: a 4 MiB case crosses in a few writes instead of 64 KiB
         # hand-offs between the two processes (each a wake-up on a busy machine).
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -144,9 +145,18 @@ class ProgramProcess:
 
     def _sample(self) -> None:
         pid = self._program_pid()
-        used = jail.cpu_seconds(pid) if pid else None
+        if not pid:
+            return
+        used = jail.cpu_seconds(pid)
         if used is not None:
             self._cpu_s = used
+        self.vm_peak = max(self.vm_peak, jail.vm_peak_bytes(pid) or 0)
+
+    def out_of_memory(self) -> bool:
+        """Whether the program has come within 5% of its RLIMIT_AS: read by the judge
+        from /proc (never taken from what the program says)."""
+        self._sample()
+        return self.vm_peak >= 0.95 * jail.program_memory_bytes()
 
     def _start_case(self, cpu_s: float) -> None:
         """A fresh CPU budget for this case (best effort before the program's pid is known:
@@ -238,6 +248,11 @@ class ProgramProcess:
         killed_by_us = self._killed
         self.kill()
         crash = _describe_exit(code, self._stderr())
+        if crash.kind == "runtime_error" and self.vm_peak >= 0.95 * jail.program_memory_bytes():
+            # Our RLIMIT_AS made an allocation fail and the program died of it.
+            limit_mb = jail.program_memory_bytes() >> 20
+            return Crash("memory_limit_exceeded", "out of memory",
+                         f"the program used its {limit_mb} MB of memory and then {crash.message}", crash.stderr)
         if crash.kind == OURS and (killed_by_us or self._cpu_limit_reached()):
             # SIGKILL from the hard RLIMIT_CPU we set for this case.
             return Crash("time_limit_exceeded", "time limit exceeded",

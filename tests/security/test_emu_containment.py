@@ -141,6 +141,14 @@ def test_memory_is_bounded(exercise, backend, secret):
     result, wall = judge(slow, backend, attack("malloc_20gb.cu"))
     got = [int(line.split("=")[1]) for line in outputs(result).splitlines() if line.startswith("MB=")]
     assert got and max(got) * (1 << 20) <= jail.program_memory_bytes()
+    assert result["verdict"] == "wrong_answer", result["message"]  # it handled the failed malloc
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_running_out_of_our_memory_limit_is_memory_limit_exceeded(exercise, backend, secret):
+    slow = dataclasses.replace(exercise, limits=Limits(compile_s=15, run_s=12, bench_s=5))
+    result, wall = judge(slow, backend, attack("malloc_then_crash.cu"))
+    assert result["verdict"] == "memory_limit_exceeded", result["message"]
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
