@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from kernels import backends, result as result_doc
 from kernels.catalog import default_lessons_dir, find_exercise
+from kernels.nvrtc_child import WALL_CAP_FACTOR
 from kernels.pipeline import EMU_TIMINGS_NOTE
 from kernels.result import Message, code_fields
 from kernels.sandbox import JobProcess
@@ -203,7 +204,9 @@ class Judge:
             if stage == "compiling":
                 grace = EMU_COMPILE_GRACE_S if self.backend == "emu" else 0.0
                 state.compile_started = time.monotonic()
-                deadline = state.compile_started + exercise.limits.compile_s + SLACK_S + grace
+                # NVRTC's helper may wait up to WALL_CAP_FACTOR × compile_s when starved of CPU
+                nvrtc_s = WALL_CAP_FACTOR * exercise.limits.compile_s
+                deadline = state.compile_started + nvrtc_s + SLACK_S + grace
                 state.stage = "compiling"
             elif stage == "_compiled":
                 state.compile = event["compile"]

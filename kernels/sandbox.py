@@ -115,6 +115,7 @@ class JobProcess:
         self._buffer = b""
         self.killed_by_us = False  # set by kill(): a death we did not cause is our fault
         self.peak_bytes: int | None = None  # known once reaped
+        self.cpu_s: float | None = None  # CPU of the process and the children it reaped, once reaped
         self.oom_kills = 0  # processes our cgroup's memory.max killed (cgroup only)
         self.ready = False  # set once the worker's "_ready" event has been read
         self.warm_requested = False
@@ -257,6 +258,7 @@ class JobProcess:
             if pid:
                 self.proc.returncode = os.waitstatus_to_exitcode(status)
                 self.peak_bytes = usage.ru_maxrss * 1024
+                self.cpu_s = usage.ru_utime + usage.ru_stime
                 break
             if time.monotonic() > deadline:
                 return False

@@ -32,6 +32,20 @@ def set_limit(lessons: Path, key: str, value: float) -> None:
     spec.write_text(text.replace(old, f"{key} = {value:g}"))
 
 
+def loaded() -> bool:
+    """More runnable work than cores: wall-clock targets do not apply (CPU ones do)."""
+    import os
+
+    return os.getloadavg()[0] > (os.cpu_count() or 1)
+
+
+def job_cpu_s(judge) -> float:
+    """CPU time of the last job process and the children it reaped (the NVRTC helper)."""
+    job = judge.current_job
+    assert job is not None and job.wait(30) is not None and job.cpu_s is not None
+    return job.cpu_s
+
+
 def job_peak_bytes(judge) -> int:
     """The last job process's peak memory (cgroup memory.peak or rusage), once reaped."""
     job = judge.current_job

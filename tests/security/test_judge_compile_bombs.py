@@ -18,7 +18,7 @@ import pytest
 from kernels import result
 from kernels.backends import emu_available
 
-from .judge_support import CORRECT_SOURCE, GIB, job_peak_bytes, lessons  # noqa: F401 (fixture)
+from .judge_support import CORRECT_SOURCE, GIB, job_cpu_s, job_peak_bytes, lessons, loaded  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not emu_available()[0], reason="emulator backend not available")
 
@@ -38,7 +38,7 @@ MACRO_BOMB = "#define A0 x\n" + "".join(f"#define A{i} A{i - 1} A{i - 1}\n" for 
     "__global__ void bomb(int* out) { int x = 0; A30; out[0] = x; }\n" + CORRECT_SOURCE
 
 
-def _judge_bomb(lessons, source: str) -> tuple[dict, float, int, dict]:
+def _judge_bomb(lessons, source: str) -> tuple[dict, float, int, float, dict]:
     from kernels.judge import Judge
 
     with Judge(lessons, backend="emu") as judge:
@@ -46,9 +46,15 @@ def _judge_bomb(lessons, source: str) -> tuple[dict, float, int, dict]:
         started = time.monotonic()
         doc = judge.run(source, "reduction.block_sum", bench=False)
         elapsed = time.monotonic() - started
-        peak = job_peak_bytes(judge)
+        peak, cpu_s = job_peak_bytes(judge), job_cpu_s(judge)
         after = judge.run(CORRECT_SOURCE, "reduction.block_sum", bench=False)
-    return doc, elapsed, peak, after
+    return doc, elapsed, peak, cpu_s, after
+
+
+def _assert_wall(elapsed: float) -> None:
+    # 20 s on a machine with a core to spare; on an overloaded one a starved compile
+    # may use up to 4 × compile_s of wall time (its CPU stays bounded)
+    assert elapsed < (4 * 15 + 10 if loaded() else 20), f"{elapsed:.1f} s of wall time"
 
 
 def _limits_in(message: str) -> tuple[str, float]:
@@ -58,24 +64,26 @@ def _limits_in(message: str) -> tuple[str, float]:
 
 
 def test_a_template_bomb_runs_out_of_the_compilers_memory(lessons):
-    doc, elapsed, peak, after = _judge_bomb(lessons, TEMPLATE_BOMB)
+    doc, elapsed, peak, cpu_s, after = _judge_bomb(lessons, TEMPLATE_BOMB)
     assert doc["verdict"] == "compile_error", doc["message"]
     assert "the compiler ran past its 2 GB / 15 s: out of memory after" in doc["message"]
     size, reported = _limits_in(doc["message"])
-    assert size == "2 GB" and reported < 15
-    assert elapsed < 20, f"{elapsed:.1f} s of wall time"
+    assert size == "2 GB" and (reported < 15 or loaded())
+    assert cpu_s < 15 + 10  # the helper's CPU, and the job process's own start-up
+    _assert_wall(elapsed)
     assert peak < 2.5 * GIB, f"peak {peak / GIB:.2f} GiB"
     assert doc["tests"] == [] and result.validate(doc) == []
     assert after["verdict"] == "accepted", after["message"]
 
 
 def test_a_macro_bomb_runs_out_of_the_compilers_time(lessons):
-    doc, elapsed, peak, after = _judge_bomb(lessons, MACRO_BOMB)
+    doc, elapsed, peak, cpu_s, after = _judge_bomb(lessons, MACRO_BOMB)
     assert doc["verdict"] == "compile_error", doc["message"]
     assert "the compiler ran past its 2 GB / 15 s" in doc["message"]
     _, reported = _limits_in(doc["message"])
-    assert 15 <= reported < 17, doc["message"]  # the real elapsed time, not the limit
-    assert elapsed < 20, f"{elapsed:.1f} s of wall time"
+    assert 15 <= reported <= elapsed, doc["message"]  # the real elapsed time, not the limit
+    assert cpu_s < 15 + 10
+    _assert_wall(elapsed)
     assert peak < 2.5 * GIB
     assert after["verdict"] == "accepted", after["message"]
 
@@ -90,7 +98,8 @@ def test_the_compile_limit_follows_the_exercise(lessons):
     exercise = load_spec(lessons / "02-reduction" / "exercises" / "block_sum" / "exercise.toml")
     started = time.monotonic()
     compiled = compile_submission(MACRO_BOMB, exercise)
-    assert time.monotonic() - started < 6
+    assert time.monotonic() - started < 2 * 4 + 1  # at most WALL_CAP_FACTOR × 2 s, starved
     assert compiled.status == "compile_error"
-    assert "the compiler ran past its 2 GB / 2 s: still running after 2." in compiled.log
+    assert re.search(r"the compiler ran past its 2 GB / 2 s: (still running|it stopped \(CPU time\)) "
+                     r"after \d+\.\d s", compiled.log), compiled.log
     assert compile_submission(CORRECT_SOURCE, exercise).ok  # a fresh helper took over
