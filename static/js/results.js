@@ -170,7 +170,7 @@
       box.replaceChildren(el("h4", { text: S.diagnostics }));
       const list = el("ul");
       for (const d of items) list.append(el("li", { class: "diag " + (d.kind || "") },
-        el("span", { class: "diag-kind", text: d.kind || "" }), d.line ? " " + K.fmt(S.line, { line: d.line }) + ": " : ": ",
+        el("span", { class: "diag-kind", "data-kind": d.kind || "", text: S["diag." + d.kind] || d.kind || "" }), d.line ? " " + K.fmt(S.line, { line: d.line }) + ": " : ": ",
         el("span", { text: d.message || "" })));
       box.append(list);
     }

@@ -36,7 +36,8 @@ WRONG_RESULT = {
         {"name": "n=1000", "status": "fail", "message": "something new", "message_code": "a_future_code",
          "message_params": {}, "output": ""},
     ],
-    "diagnostics": [], "benchmark": None, "timings_note": "emu",
+    "diagnostics": [{"kind": "race", "line": 5, "message": "a write-write race on shared memory"}],
+    "benchmark": None, "timings_note": "emu",
     "timings": {"queued_s": 0.0, "compile_s": 0.5, "test_s": 0.2, "bench_s": 0.0, "total_s": 0.7},
 }
 
@@ -66,6 +67,7 @@ def test_judge_messages_and_warnings_in_the_readers_language(page, lang: str) ->
         # Warnings under their own title, not "compile errors"; the log toggle is translated.
         assert errors_box.locator(".diag-group.warnings h4").inner_text() == "컴파일 경고"
         assert errors_box.locator("details summary").inner_text() == "컴파일러 로그"
+        assert page.locator(".exercise .diagnostics .diag-kind").inner_text() == "데이터 경쟁"
     else:
         assert "2 of 4 tests failed; first: n=3: out[1]: expected 3, got 4; 1 of 3 element(s) differ" in verdict
         assert errors_box.locator(".diag-group.warnings h4").inner_text() == "Compiler warnings"

@@ -104,3 +104,9 @@ def test_every_service_error_code_has_both_languages() -> None:
             raised |= {code for code in match.groups() if code}
     assert {"signin_failed", "password_common", "comment_limit", "submit_hourly_limit_anon"} <= raised
     assert sorted(code for code in raised if f"error.{code}" not in KO or f"error.{code}" not in EN) == []
+
+
+def test_every_emulator_diagnostic_kind_has_both_languages() -> None:
+    from kernels.emu.backend import DIAGNOSTIC_KINDS
+
+    assert sorted(k for k in DIAGNOSTIC_KINDS if f"js.diag.{k}" not in KO or f"js.diag.{k}" not in EN) == []
