@@ -229,3 +229,27 @@ def test_api_docs_render_without_the_internet(page, server: str) -> None:
     page.locator(".swagger-ui .info .title", has_text="Kernel Dojo").wait_for()
     assert page.locator(".swagger-ui .opblock").count() > 5
     assert elsewhere == []  # not even a favicon from another site
+
+
+def test_the_verdict_shows_before_the_benchmark_ends(page) -> None:
+    """The judge's `tested` event puts the verdict on screen while the benchmark still runs."""
+    open_lesson(page, "ko")
+    page.evaluate("""() => {
+        const panel = new KDojoResults.Panel(document.querySelector('.exercise .results'));
+        panel.reset();
+        panel.stage('compiling', {});
+        panel.stage('test_start', {index: 0, total: 2});
+        panel.stage('testing', {index: 1, total: 2, test: {name: 'n=1', status: 'pass', message: '', output: ''}});
+        panel.tested({verdict: 'accepted', message: 'all 2 tests passed', message_code: 'all_passed',
+                      message_params: {total: 2}, benchmark_follows: true});
+        panel.stage('benchmarking', {index: 0, total: 3});
+        window.kdojoPanel = panel;
+    }""")
+    results = page.locator(".exercise .results")
+    assert results.get_attribute("data-state") == "running"
+    assert page.locator(".exercise .verdict").inner_text() == "accepted — 통과 — 테스트 2개를 모두 통과했습니다"
+    active = page.locator(".exercise .stages li.active")
+    assert active.get_attribute("data-stage") == "benchmarking"
+    page.wait_for_function("/초$/.test(document.querySelector('.exercise .stages li.active').textContent)")
+    assert re.fullmatch(r"벤치마크 중 1/3 · \d+\.\d초", active.inner_text())
+    page.evaluate("window.kdojoPanel.stopClock()")
