@@ -21,7 +21,7 @@ LESSONS = {
     "08-histogram": {"id": "histogram", "order": 8, "prerequisites": ["shared-tiling"],
                      "exercises": ["bytes"], "ids": ["histogram.bytes"]},
     "09-scan": {"id": "scan", "order": 9, "prerequisites": ["histogram"],
-                "exercises": ["inclusive"], "ids": ["scan.inclusive"]},
+                "exercises": ["rows", "inclusive"], "ids": ["scan.rows", "scan.inclusive"]},
 }
 EXERCISES = [(f, n) for f, info in LESSONS.items() for n in info["exercises"]]
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -29,6 +29,7 @@ FIELD_TYPES = {"id": str, "track": str, "order": int, "minutes": int, "tags": li
                "difficulty": str, "xp": int, "prerequisites": list, "status": str,
                "exercises": list}
 TILE = 4096            # scan.inclusive: elements per block
+CHUNK = 1024           # scan.rows: elements per step of a block along its row
 HIST_GRID_MAX = 512    # histogram.bytes: the launch's cap on blocks
 CHECKED_THREADS = 16384  # cases up to this many threads also run on the emulator's race checker
 
@@ -160,6 +161,16 @@ def test_scan_reference_is_the_running_sum(kit):
         assert module.reference({"in": values}, case)["out"].tolist() == want
 
 
+def test_scan_rows_reference_is_the_running_sum_of_each_row(kit):
+    module = kit.load_reference("09-scan", "rows")
+    for case in _cases(kit, "09-scan", "rows")[:8]:
+        values = module.generate(case, np.random.default_rng(9))["in"]
+        assert values.dtype == np.int32 and values.shape == (case["rows"], case["cols"])
+        got = module.reference({"in": values}, case)["out"]
+        for r in range(case["rows"]):
+            assert got[r].tolist() == list(itertools.accumulate(int(v) for v in values[r]))
+
+
 def test_scan_values_are_nonzero_mixed_in_sign_and_fit_int32_at_2_28(kit):
     module = kit.load_reference("09-scan", "inclusive")
     values = module.generate({"N": 1_000_000}, np.random.default_rng(3))["in"]
@@ -195,6 +206,17 @@ def test_scan_cases_catch_each_named_bug(kit):
     assert max(sizes) <= 1 << 21, "emulator-sized"
 
 
+def test_scan_rows_cases_catch_each_named_bug(kit):
+    cases = _cases(kit, "09-scan", "rows")
+    cols = [c["cols"] for c in cases]
+    assert {1, 2, 3, 4} <= set(cols)                                     # off_by_one_exclusive, partial 4s
+    assert CHUNK in cols and CHUNK + 1 in cols and max(cols) > 2 * CHUNK  # carry_not_passed_between_chunks
+    assert any(c["rows"] != c["cols"] for c in cases)                    # row_stride_is_rows ...
+    assert all(c["rows"] <= c["cols"] for c in cases), "... reads wrong rows, never past the matrix"
+    assert any(c["rows"] >= 256 for c in cases), "many blocks: a missing barrier shows on a GPU too"
+    assert sum(c["rows"] * c["cols"] for c in cases) <= 1 << 20, "emulator-sized"
+
+
 @pytest.mark.parametrize(("folder", "name"), EXERCISES)
 def test_small_cases_are_never_trivial_whatever_the_seed(kit, folder, name):
     # The judge refuses (internal_error) a case whose expected output is ~0, and it
@@ -203,7 +225,8 @@ def test_small_cases_are_never_trivial_whatever_the_seed(kit, folder, name):
 
     module = kit.load_reference(folder, name)
     atol = kit.read_exercise_toml(folder, name)["check"]["atol"]
-    small = [c for c in _cases(kit, folder, name) if c["N"] <= 17]
+    small = [c for c in _cases(kit, folder, name) if c.get("N", c.get("rows", 0) * c.get("cols", 0)) <= 17]
+    assert small
     for seed in range(300):
         rng = np.random.default_rng(seed)
         for case in small:
@@ -228,18 +251,13 @@ def test_uint8_buffers_have_guards_and_a_signature_type():
 
 # --- Every kernel source compiles with NVRTC against its spec ---------------------------
 
-@pytest.fixture(scope="module")
-def judged():
-    from kernels.catalog import load_exercises
-
-    return load_exercises()
-
-
 @pytest.mark.parametrize(("folder", "name"), EXERCISES)
-def test_every_kernel_source_compiles_with_nvrtc(kit, judged, folder, name):
+def test_every_kernel_source_compiles_with_nvrtc(kit, folder, name):
+    from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
 
-    exercise = judged[kit.read_exercise_toml(folder, name)["id"]]
+    # only this exercise's folder is loaded: another lesson being written cannot fail it
+    exercise = find_exercise(kit.read_exercise_toml(folder, name)["id"], kit.LESSONS_DIR)
     root = kit.exercise_dir(folder, name)
     sources = [root / "starter.cu", root / "reference.cu", *sorted((root / "solutions").rglob("*.cu"))]
     for path in sources:
