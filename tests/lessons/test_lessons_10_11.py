@@ -89,13 +89,29 @@ def test_texts_give_the_measuring_command_and_a_table(kit, folder):
 
 
 def test_tables_carry_the_measured_h100_numbers(kit):
-    # the one H100 run recorded in docs/benchmarks.md, "Track 2: lessons 10-11 (#14)"
     compaction = _table(kit.read_text("10-compaction", "en").body)
     for number in ("0.925", "4.70", "1.27", "10.68"):
         assert number in compaction, number
     sort = _table(kit.read_text("11-radix-sort", "en").body)
     for number in ("8.22", "1.75", "1.43", "22.1"):
         assert number in sort, number
+
+
+@pytest.mark.parametrize("folder", LESSONS)
+def test_every_time_in_the_tables_is_in_the_benchmark_record(kit, folder):
+    """Each time in a lesson's table (rounded, in µs or ms) is a time of the one
+    H100 run recorded in docs/benchmarks.md (in ms, as the bench printed it)."""
+    record = (kit.LESSONS_DIR.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    section = record[record.index("## Track 2: lessons 10 compaction and 11 sorting (#14)"):]
+    section = section[: section.find("\n## ", 1) if "\n## " in section[1:] else len(section)]
+    measured = [float(v) for v in re.findall(r"\b\d+\.\d{4}\b", section)]
+    times = re.findall(r"(\d+(?:\.(\d+))?) (µs|ms)", _table(kit.read_text(folder, "en").body))
+    assert len(times) >= 12
+    for text, decimals, unit in times:
+        scale = 1e-3 if unit == "µs" else 1.0
+        half_step = 0.5 * 10 ** -len(decimals) * scale * 1.0001
+        value = float(text) * scale
+        assert any(abs(m - value) <= half_step for m in measured), f"{folder}: {text} {unit} is not a recorded time"
 
 
 # --- Exercise folders and hints ---------------------------------------------------------
