@@ -177,7 +177,7 @@ class EmuBackend:
             if fast.fault_name == "out of memory" and handle.processes["fast"].out_of_memory():
                 fault = RuntimeFault("memory_limit_exceeded", "out of memory",
                                      f"{fast.fault_message}: the program reached its "
-                                     f"{jail.program_memory_bytes() >> 20} MB memory limit")
+                                     f"{handle.processes['fast'].memory_bytes >> 20} MB memory limit")
             return RunOutcome(buffers, fast.output, fault, diagnostics)
         diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, fast)
         races = [d for d in diagnostics if d.kind == "race"]

@@ -45,7 +45,7 @@ from kernels.emu import seccomp
 NOBODY = 65534
 UNSANDBOXED_ENV = "KDOJO_EMU_UNSANDBOXED"
 COMPILE_MB_ENV = "KDOJO_EMU_COMPILE_MB"  # the compile step's memory (its compilers share it)
-MEMORY_MB_ENV = "KDOJO_EMU_MEMORY_MB"  # the emulated program's address space
+MEMORY_MB_ENV = "KDOJO_EMU_MEMORY_MB"  # the address space of a submission's two programs together
 DEFAULT_COMPILE_MB = 2048
 DEFAULT_MEMORY_MB = 2048
 PROGRAM_TASKS = 24  # bubblewrap's two, the program and its (at most 8) worker threads, slack
@@ -66,8 +66,12 @@ def compile_memory_bytes() -> int:
     return _megabytes(COMPILE_MB_ENV, DEFAULT_COMPILE_MB) << 20
 
 
-def program_memory_bytes() -> int:
-    return _megabytes(MEMORY_MB_ENV, DEFAULT_MEMORY_MB) << 20
+def program_memory_bytes(variant: str = "fast") -> int:
+    """RLIMIT_AS of one program. Both programs of a submission are alive at once and
+    share KDOJO_EMU_MEMORY_MB: the fast one (worker threads, every case) gets two
+    thirds, the checked one (small cases, one thread) a third."""
+    total = _megabytes(MEMORY_MB_ENV, DEFAULT_MEMORY_MB) << 20
+    return total // 3 if variant == "check" else total * 2 // 3
 
 
 @functools.lru_cache(maxsize=1)
@@ -282,13 +286,13 @@ def compile_launch(argv: list[str], work_dir: Path, read_only: list[Path], cpu_s
     return Launch(args + argv, _child_setup(limits, COMPILER_TASKS, current.as_nobody, None))
 
 
-def program_launch(program: Path, cpu_s: int) -> Launch:
+def program_launch(program: Path, cpu_s: int, memory_bytes: int | None = None) -> Launch:
     """The compiled (static) program: it needs no file at all, and starts under its
     seccomp filter and limits. Unsandboxed, the child installs the filter itself."""
     current = mode()
     # Hard CPU ceiling for a whole submission: the judge moves the soft limit per case
     # (and, as root, the hard one too); without CAP_SYS_RESOURCE only the soft one moves.
-    limits = _limits(cpu_s, program_memory_bytes(), 0, 64)
+    limits = _limits(cpu_s, memory_bytes or program_memory_bytes(), 0, 64)
     limits[0] = (resource.RLIMIT_CPU, cpu_s, cpu_s * 100 + 1)
     if not current.sandboxed:
         return Launch([str(program)], _child_setup(limits, PROGRAM_TASKS, current.as_nobody,

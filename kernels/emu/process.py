@@ -31,6 +31,7 @@ OURS = "ours"
 # A response is never larger than its request (the same buffers) plus this.
 RESPONSE_SLACK_BYTES = 4 << 20
 SAMPLE_S = 0.2  # how often a running case's CPU time and memory are read from /proc
+OOM_FRACTION = 0.9  # a peak address space this close to RLIMIT_AS: our limit ended the program
 
 
 @dataclass
@@ -102,7 +103,8 @@ class ProgramProcess:
 
     def __init__(self, program: Path, cpu_s: int) -> None:
         self.program = program
-        self.proc = jail.spawn(jail.program_launch(program, cpu_s), stdin=subprocess.PIPE,
+        self.memory_bytes = jail.program_memory_bytes("check" if program.name.endswith("check") else "fast")
+        self.proc = jail.spawn(jail.program_launch(program, cpu_s, self.memory_bytes), stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=jail.program_env(cpu_s),
                                start_new_session=True, close_fds=True)
         self.stderr = bytearray()
@@ -153,10 +155,10 @@ class ProgramProcess:
         self.vm_peak = max(self.vm_peak, jail.vm_peak_bytes(pid) or 0)
 
     def out_of_memory(self) -> bool:
-        """Whether the program has come within 5% of its RLIMIT_AS: read by the judge
+        """Whether the program has come within 10% of its RLIMIT_AS: read by the judge
         from /proc (never taken from what the program says)."""
         self._sample()
-        return self.vm_peak >= 0.95 * jail.program_memory_bytes()
+        return self.vm_peak >= OOM_FRACTION * self.memory_bytes
 
     def _start_case(self, cpu_s: float) -> None:
         """A fresh CPU budget for this case (best effort before the program's pid is known:
@@ -205,6 +207,10 @@ class ProgramProcess:
                     else:
                         chunk = os.read(key.fileobj.fileno(), 1 << 20)
                         if key.fileobj is self.proc.stderr:
+                            if chunk:
+                                # A dying program reports its fault on stderr while its memory
+                                # still exists: the moment to read its peak.
+                                self._sample()
                             if not chunk:
                                 sel.unregister(self.proc.stderr)
                             elif len(self.stderr) < STDERR_CAP_BYTES:
@@ -248,9 +254,9 @@ class ProgramProcess:
         killed_by_us = self._killed
         self.kill()
         crash = _describe_exit(code, self._stderr())
-        if crash.kind == "runtime_error" and self.vm_peak >= 0.95 * jail.program_memory_bytes():
+        if crash.kind == "runtime_error" and self.vm_peak >= OOM_FRACTION * self.memory_bytes:
             # Our RLIMIT_AS made an allocation fail and the program died of it.
-            limit_mb = jail.program_memory_bytes() >> 20
+            limit_mb = self.memory_bytes >> 20
             return Crash("memory_limit_exceeded", "out of memory",
                          f"the program used its {limit_mb} MB of memory and then {crash.message}", crash.stderr)
         if crash.kind == OURS and (killed_by_us or self._cpu_limit_reached()):
