@@ -75,7 +75,10 @@ def _include_dirs(lib_path: Path) -> tuple[Path, ...]:
     candidates += [Path(root, "include") for root in
                    filter(None, [os.environ.get("CUDA_PATH"), "/usr/local/cuda"])]
     found = [p for p in candidates if (p / "cooperative_groups.h").is_file()]
-    cccl = [p / "cccl" for p in [wheel_include, *found] if (p / "cccl" / "cuda" / "std").is_dir()]
+    # the CCCL wheel may sit in another `nvidia` folder than NVRTC's (a --target install)
+    spec = importlib.util.find_spec("nvidia")
+    wheels = [Path(p, "cu13", "include") for p in (spec.submodule_search_locations or [])] if spec else []
+    cccl = [p / "cccl" for p in [*wheels, wheel_include, *found] if (p / "cccl" / "cuda" / "std").is_dir()]
     return tuple(dict.fromkeys([SHIM_DIR, *found, *cccl[:1]]))
 
 

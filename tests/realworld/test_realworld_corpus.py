@@ -68,11 +68,15 @@ def test_messages_name_the_real_cause(emu):
     assert "byte offset 4124" in oob and "line 8" in oob
     grid = judge(by_name["cg_grid_sync"], emu)["message"]
     assert "needs a cooperative launch" in grid and "line 9" in grid
+    misaligned = judge(by_name["saxpy_misaligned_float4"], emu)["message"]
+    assert re.search(r"misaligned 16-byte access at address 0x[0-9a-f]+, line 6: ", misaligned), misaligned
 
 
 def test_uninitialised_shared_memory_is_garbage(emu):
     doc = judge(Path(__file__).parent / "kernels" / "block_sum_uninit_shared.cu", emu)
     assert "got nan" in doc["message"]   # 0xFF poison reads as NaN, as garbage does on a GPU
+    first = next(d for d in doc["diagnostics"] if d["kind"] == "uninitialised_read")
+    assert first["line"] == 14 and "shared memory array 'sums' at byte offset" in first["message"]
 
 
 def test_the_corpus_covers_the_issue():

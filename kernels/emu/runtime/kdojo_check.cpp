@@ -101,12 +101,12 @@ void out_of_bounds(const Region& r, uintptr_t a, size_t size, bool write, uint64
     long long elems = static_cast<long long>((r.hi - r.lo) / (r.elem_bytes ? r.elem_bytes : 1));
     if (r.kind == R_DYN_SHARED) {
         msg += " at byte offset " + std::to_string(off) + ", but the launch gives it " + std::to_string(r.hi - r.lo) + " bytes";
-    } else if (r.kind == R_STATIC) {
-        msg += " at byte offset " + std::to_string(off) + ", but it has " + std::to_string(r.hi - r.lo) + " bytes";
     } else {
         long long eb = static_cast<long long>(r.elem_bytes);
         long long idx = off >= 0 ? off / eb : -((-off + eb - 1) / eb);
-        msg += " at element " + std::to_string(idx) + ", valid elements are 0.." + std::to_string(elems - 1);
+        msg += " at element " + std::to_string(idx);
+        if (r.kind == R_STATIC) msg += " (byte offset " + std::to_string(off) + ")";
+        msg += ", valid elements are 0.." + std::to_string(elems - 1);
     }
     Thread* t = current_thread();
     msg += " (" + who(g_block_linear, t ? t->st.linear : 0) + ", " + pc_tag(pc) + ")";
@@ -148,10 +148,24 @@ void race(const Region& r, uintptr_t addr, size_t word, const Access& prev, bool
     add_diag("race", 0, cur.pc, msg);
 }
 
+// initcheck: the first read, in a launch, of shared memory that no thread of
+// the block has written (it holds the 0xFF poison, garbage on a GPU).
+bool g_uninit_reported = false;
+__attribute__((noinline, cold)) void uninitialised_read(const Region& r, uintptr_t a, uint64_t pc) {
+    g_uninit_reported = true;
+    Thread* t = current_thread();
+    add_diag("uninitialised_read", 0, pc,
+             "read of " + where(r) + " at byte offset " + std::to_string(a - r.lo) +
+                 " before any thread of the block wrote it: shared memory starts as garbage (" +
+                 who(g_block_linear, t ? t->st.linear : 0) + ", " + pc_tag(pc) + ")");
+}
+
 void track(Region& r, uintptr_t a, size_t size, bool write, bool atomic, uint64_t pc) {
     Thread* t = current_thread();
     Access cur{g_block_linear, t->st.linear, t->bar_epoch, t->sync_epoch, pc, atomic};
     size_t first = (a - r.lo) / kGranule, last = (a + size - 1 - r.lo) / kGranule;
+    if (!write && r.kind != R_BUFFER && !g_uninit_reported && first < r.cells.size() && !r.cells[first].w.block)
+        uninitialised_read(r, a, pc);
     for (size_t w = first; w <= last && w < r.cells.size(); ++w) {
         Cell& c = r.cells[w];
         bool same_w = c.w.block == cur.block && c.w.tid == cur.tid;
@@ -242,6 +256,7 @@ void check_block_begin() {
 void check_launch_end() {
     resolve_pending();
     g_races = 0;
+    g_uninit_reported = false;
     g_launch.clear();
 }
 
@@ -262,6 +277,35 @@ void note_atomic(const volatile void* p, unsigned bytes) {
 // GCC's -fsanitize=thread instrumentation, with our own runtime behind it:
 // one call per load and store of the learner's code (unlike ASan's, it does
 // not drop the store of a read-modify-write, which the race check needs).
+// GCC's -fsanitize=alignment (check build): a typed load or store through a
+// pointer not aligned for its type — on a GPU, "misaligned address" (a float4
+// read at x + 1). The compiler may copy such a value as smaller pieces, which
+// the __tsan hooks alone would not see. The layouts are UBSan's (v1 ABI).
+namespace {
+struct UbsanLocation { const char* file; uint32_t line; uint32_t column; };
+struct UbsanType { uint16_t kind; uint16_t info; char name[1]; };
+struct UbsanMismatch { UbsanLocation loc; const UbsanType* type; unsigned char log_alignment; unsigned char check_kind; };
+}  // namespace
+extern "C" void __ubsan_handle_type_mismatch_v1(UbsanMismatch* data, uintptr_t ptr) {
+    if (!kdojo::g_block_linear || !kdojo::current_thread() || !data) return;
+    unsigned long long align = 1ull << data->log_alignment;
+    if (ptr == 0 || (ptr & (align - 1)) == 0) return;
+    // check_kind 0: load, 1: store (UBSan's TypeCheckKind); anything else is an access too.
+    const char* what = data->check_kind == 0 ? "read" : data->check_kind == 1 ? "write" : "access";
+    // The line only where it is the learner's (#line "submission.cu"), not a runtime header's.
+    bool learner = data->loc.file && strstr(data->loc.file, "submission.cu") != nullptr;
+    unsigned line = learner ? data->loc.line : 0;
+    char at[32] = "";
+    if (line) snprintf(at, sizeof at, ", line %u", line);
+    char b[240];
+    snprintf(b, sizeof b, "misaligned %llu-byte %s at address 0x%llx%s: a %.40s needs an address that is a multiple of %llu",
+             align, what, static_cast<unsigned long long>(ptr), at, data->type ? data->type->name : "value", align);
+    kdojo::fail_in_fiber("misaligned address", b, static_cast<int>(line), 0);
+}
+extern "C" void __ubsan_handle_type_mismatch_v1_abort(UbsanMismatch* data, uintptr_t ptr) {
+    __ubsan_handle_type_mismatch_v1(data, ptr);
+}
+
 #define KDOJO_RA reinterpret_cast<uint64_t>(__builtin_return_address(0))
 #define KDOJO_HOOK(N)                                                                                    \
     extern "C" void __tsan_read##N(void* a) { kdojo::access_aligned(reinterpret_cast<uintptr_t>(a), N, false, KDOJO_RA); } \

@@ -1,4 +1,4 @@
-// expect: runtime_error — float4 loads from x + 1, an address that is not a multiple of 16 [emulator: wrong_answer, g++ copies a float4 as four floats, so no 16-byte access is seen]
+// expect: runtime_error — float4 loads from x + 1, an address that is not a multiple of 16
 extern "C" __global__ void saxpy(int n, float a, const float* x, float* y) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     const float4* shifted = reinterpret_cast<const float4*>(x + 1);
