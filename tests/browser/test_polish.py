@@ -155,11 +155,11 @@ def test_comments_count_times_report_and_hints(browser, server: str, artifacts: 
     page.fill(".comment-form textarea", "첫 댓글")
     page.locator(".comment-form button[type=submit]").click()
     page.locator("#comment-list .comment-body", has_text="첫 댓글").wait_for()
-    page.wait_for_function(f"document.getElementById('comments-title').dataset.count === '{before + 1}'")
+    page.locator(f"#comments-title[data-count='{before + 1}']").wait_for()  # locators: the CSP allows no eval
     assert page.locator("#comments-title").inner_text() == f"댓글 {before + 1}"
     # The comment's time: in the reader's zone (Seoul), labelled, not bare UTC.
     stamp = page.locator("#comment-list time").first
-    page.wait_for_function("document.querySelector('#comment-list time').dataset.local === '1'")
+    page.locator("#comment-list time[data-local='1']").first.wait_for()
     shown = stamp.inner_text()
     assert "UTC" not in shown and re.search(r"GMT\+9|KST", shown), shown
     # Report: the section being read when the form is opened, previewed.
@@ -250,6 +250,6 @@ def test_the_verdict_shows_before_the_benchmark_ends(page) -> None:
     assert page.locator(".exercise .verdict").inner_text() == "accepted — 통과 — 테스트 2개를 모두 통과했습니다"
     active = page.locator(".exercise .stages li.active")
     assert active.get_attribute("data-stage") == "benchmarking"
-    page.wait_for_function("/초$/.test(document.querySelector('.exercise .stages li.active').textContent)")
+    page.locator(".exercise .stages li.active .elapsed", has_text="초").wait_for()
     assert re.fullmatch(r"벤치마크 중 1/3 · \d+\.\d초", active.inner_text())
     page.evaluate("window.kdojoPanel.stopClock()")
