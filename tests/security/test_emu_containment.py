@@ -306,3 +306,10 @@ def test_a_program_killed_twice_is_our_fault_not_the_learners(exercise, backend)
         with pytest.raises(RuntimeError, match="did not send"):
             pipeline.run_pipeline(roomy, _busy_correct_kernel(), backend, bench=False, seed=3,
                                   emit=lambda event: None)
+
+
+def test_the_program_has_only_its_three_pipes(exercise, backend, secret):
+    result, wall = judge(exercise, backend, attack("inherited_fds.cu"))
+    text = outputs(result)
+    assert "fds checked" in text and "open fd" not in text, text[:500]
+    assert_contained(result, wall, secret[1], exercise, backend)
