@@ -36,7 +36,9 @@ STDERR_KEEP_BYTES = 64 * 1024
 # variables a job may see; everything else is dropped
 PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "KDOJO_NVRTC", "CUDA_PATH",
                 "LD_LIBRARY_PATH", "KDOJO_LESSONS_DIR", "CUPY_CACHE_DIR", "KDOJO_EMU_CXX",
-                "KDOJO_EMU_CACHE", "KDOJO_COMPILE_MEMORY_MB")
+                "KDOJO_EMU_CACHE", "KDOJO_COMPILE_MEMORY_MB",
+                # the emulator's sandbox (kernels/emu/jail.py): its memory, and the operator's waiver
+                "KDOJO_EMU_COMPILE_MB", "KDOJO_EMU_MEMORY_MB", "KDOJO_EMU_UNSANDBOXED")
 MEMORY_ENV, PIDS_ENV = "KDOJO_JOB_MEMORY_MB", "KDOJO_JOB_PIDS"
 # the job process, its NVRTC helper (up to KDOJO_COMPILE_MEMORY_MB) and, on the
 # emulator, g++ and the program: together

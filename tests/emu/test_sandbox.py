@@ -210,3 +210,11 @@ def test_a_spliced_include_of_a_host_file_finds_nothing(exercise, marker):
         marker.unlink()
     assert result["verdict"] in ("compile_error", "rejected")
     assert "SECRET-CONTENT" not in str(result)
+
+
+def test_the_emulator_settings_reach_the_job_process(monkeypatch, tmp_path):
+    from kernels.sandbox import clean_env
+
+    for name, value in ((jail.UNSANDBOXED_ENV, "1"), (jail.MEMORY_MB_ENV, "1024"), (jail.COMPILE_MB_ENV, "1536")):
+        monkeypatch.setenv(name, value)
+        assert clean_env(tmp_path)[name] == value
