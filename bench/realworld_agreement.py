@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from kernels.pipeline import run_pipeline  # noqa: E402
-from tests.realworld.test_realworld_corpus import CORPUS, emulator_gap, exercise_of, expectation  # noqa: E402
+from tests.realworld.test_realworld_corpus import (CORPUS, emulator_gap, exercise_of, expectation,  # noqa: E402
+                                                   judge_on_gpu)
 
 
 def backend(name: str):
@@ -27,9 +28,13 @@ def backend(name: str):
         from kernels.emu.build import toolchain_ok
 
         return EmuBackend() if toolchain_ok() else None
-    from kernels.backends import create
+    return "cuda"  # judged in a fresh process per file (judge_on_gpu)
 
-    return create(name)
+
+def judge(name: str, be, path: Path) -> dict:
+    if be == "cuda":
+        return judge_on_gpu(path)
+    return run_pipeline(exercise_of(path), path.read_text(), be, bench=False, seed=5, emit=lambda e: None)
 
 
 def main() -> int:
@@ -46,7 +51,11 @@ def main() -> int:
         cells = []
         for name, be in backends.items():
             started = time.perf_counter()
-            doc = run_pipeline(exercise_of(path), path.read_text(), be, bench=False, seed=5, emit=lambda e: None)
+            try:
+                doc = judge(name, be, path)
+            except Exception as exc:  # noqa: BLE001 - a row for every file, whatever happens
+                cells.append(f"error: {str(exc)[:80]}")
+                continue
             mark = "" if doc["verdict"] == verdict or (name == "emu" and (gpu_only or emulator_gap(path))) else " ✗"
             cells.append(f"{doc['verdict']}{mark} ({doc['timings']['test_s']:.2f}; {time.perf_counter() - started:.1f} wall)")
         rows.append(f"| {path.stem} | {verdict}{' (gpu-only)' if gpu_only else ''} | " + " | ".join(cells) + " |")
