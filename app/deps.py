@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Path, Query, Request
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 from sqlalchemy.orm import Session
 
 from app.db import open_session
@@ -29,8 +29,18 @@ ANON_COOKIE = "kdojo_anon"
 MAX_DB_INT = 2**31 - 1
 IdPath = Annotated[int, Path(ge=1, le=MAX_DB_INT)]
 PageQuery = Annotated[int, Query(ge=1, le=MAX_DB_INT // 1000)]
-DbId = Annotated[int, Field(ge=1, le=MAX_DB_INT, strict=True)]
-DbInt = Annotated[int, Field(ge=-MAX_DB_INT, le=MAX_DB_INT, strict=True)]
+
+
+def _json_integer(value: object) -> object:
+    """A JSON number that is an integer (`3`, `3.0`), not `false` or `"3"`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be an integer")
+    return value
+
+
+# (Field before the validator, or the bounds leave the JSON schema)
+DbId = Annotated[int, Field(ge=1, le=MAX_DB_INT), BeforeValidator(_json_integer)]
+DbInt = Annotated[int, Field(ge=-MAX_DB_INT, le=MAX_DB_INT), BeforeValidator(_json_integer)]
 
 
 def get_session(request: Request) -> Iterator[Session]:

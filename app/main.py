@@ -19,7 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
 
 from app.db import make_engine, make_sessionmaker
-from app.api.errors import data_error_handler, overflow_handler, service_error_handler
+from app.api.errors import data_error_handler, document_errors, overflow_handler, service_error_handler
 from app.security.bodylimit import BodyLimitMiddleware
 from app.security.csrf import CSRFMiddleware
 from app.security.headers import SecurityHeadersMiddleware, csp_nonce
@@ -144,6 +144,7 @@ def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI
         from app.pages.errors import install as install_error_pages
 
         install_error_pages(app)  # browsers get HTML error pages, API clients JSON (#13)
+    document_errors(app)
     return app
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from app.admin.auth import GradingRead, GradingWrite
 from app.deps import CatalogDep, DbInt, IdPath, PageQuery, SessionDep
@@ -17,6 +18,16 @@ from app.services.admin_grading import SubmissionFilter
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 log = logging.getLogger("kdojo.admin")
+
+
+def _iso_only(value: object) -> object:
+    """`2026-11-24T08:00:00Z`, not `5` (which pydantic would read as seconds since 1970)."""
+    if isinstance(value, str) and not re.match(r"^\d{4}-\d{2}-\d{2}", value):
+        raise ValueError("must be an ISO 8601 date-time")
+    return value
+
+
+IsoDatetime = Annotated[dt.datetime, BeforeValidator(_iso_only)]
 
 
 class RegradeIn(BaseModel):
@@ -46,7 +57,7 @@ def _enqueue(request: Request, ids: list[int]) -> None:
 def list_submissions(
     session: SessionDep, _actor: GradingRead,
     learner: str | None = None, exercise: str | None = None, verdict: str | None = None,
-    backend: str | None = None, since: dt.datetime | None = None, until: dt.datetime | None = None,
+    backend: str | None = None, since: IsoDatetime | None = None, until: IsoDatetime | None = None,
     flagged: bool | None = None, page: PageQuery = 1,
     per_page: Annotated[int, Query(ge=1, le=admin_grading.MAX_PAGE)] = 50,
 ) -> dict[str, Any]:

@@ -31,8 +31,9 @@ router = APIRouter(prefix="/auth", tags=["auth"])
 
 
 class SignupIn(BaseModel):
-    email: str = Field(max_length=320)
-    password: str = Field(max_length=1024)
+    email: str = Field(max_length=320, description="an e-mail address (checked by the server: 422 invalid_email)")
+    password: str = Field(min_length=8, max_length=1024,
+                          description="not blank, 8+ characters, not among the 1,000 most common passwords")
     display_name: str = Field(default="", max_length=64)
     next: str = Field(default="/", max_length=2048, description="where a form post is redirected")
 
@@ -83,8 +84,9 @@ def _openapi(model: type[BaseModel], ok: type[BaseModel], *statuses: int) -> dic
 async def _payload(request: Request, model: type[BaseModel]) -> tuple[dict[str, Any], bool]:
     """The posted fields and whether the client speaks JSON.
 
-    JSON is validated against `model` (422 with FastAPI's list of errors); a body
-    that is not JSON, or nested too deep to parse, is a 422 too, never a 500."""
+    JSON and forms are validated against `model` (422 with FastAPI's list of
+    errors); a body that is not JSON, or nested too deep to parse, is a 422
+    too, never a 500."""
     if request.headers.get("content-type", "").startswith("application/json"):
         raw = await request.body()
         try:
@@ -92,13 +94,17 @@ async def _payload(request: Request, model: type[BaseModel]) -> tuple[dict[str, 
         except (ValueError, RecursionError) as exc:
             raise RequestValidationError([{"type": "json_invalid", "loc": ["body"], "input": None,
                                            "msg": f"The body is not valid JSON ({exc.__class__.__name__})."}])
-        try:
-            return model.model_validate(data).model_dump(), True
-        except ValidationError as exc:
-            raise RequestValidationError([{**error, "loc": ("body", *error["loc"])}  # as FastAPI's own
-                                          for error in exc.errors(include_url=False, include_context=False)])
+        return _validated(model, data), True
     form = await request.form()
-    return {k: v for k, v in form.items() if isinstance(v, str)}, False
+    return _validated(model, {k: v for k, v in form.items() if isinstance(v, str)}), False
+
+
+def _validated(model: type[BaseModel], data: Any) -> dict[str, Any]:
+    try:
+        return model.model_validate(data).model_dump()
+    except ValidationError as exc:
+        raise RequestValidationError([{**error, "loc": ("body", *error["loc"])}  # as FastAPI's own
+                                      for error in exc.errors(include_url=False, include_context=False)])
 
 
 def safe_next(value: Any) -> str:

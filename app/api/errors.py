@@ -89,3 +89,41 @@ async def overflow_handler(_request: Request, exc: Exception) -> JSONResponse:
         raise exc
     return JSONResponse({"detail": [{"type": "value_error", "loc": ["body"],
                                      "msg": "A number is too large."}]}, status_code=422)
+
+
+READ_ERRORS = (401, 403, 404, 422)
+WRITE_ERRORS = (400, 401, 403, 404, 409, 413, 422, 429)
+
+
+def document_errors(app: Any) -> None:
+    """Every operation documents the errors any request of its method can get:
+    the middleware answers 403 (CSRF), 413 (body size) and the dependencies 401
+    before a route runs, so they are listed everywhere, with their one shape."""
+    from fastapi.openapi.utils import get_openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            for model in (ErrorOut, ValidationItem, ValidationErrorOut):
+                components[model.__name__] = model.model_json_schema(ref_template="#/components/schemas/{model}")
+            for path, operations in schema.get("paths", {}).items():
+                for method, operation in operations.items():
+                    _add_errors(operation, READ_ERRORS if method in ("get", "head") else WRITE_ERRORS)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi
+
+
+def _add_errors(operation: dict[str, Any], statuses: tuple[int, ...]) -> None:
+    responses = operation.setdefault("responses", {})
+    for status in statuses:
+        model = ValidationErrorOut if status == 422 else ErrorOut
+        responses.setdefault(str(status), {
+            "description": ERRORS[status]["description"],
+            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}},
+        })
+    if "422" in responses:  # FastAPI's own 422 names its HTTPValidationError: the same shape
+        responses["422"]["content"] = {"application/json": {"schema": {
+            "$ref": "#/components/schemas/ValidationErrorOut"}}}
