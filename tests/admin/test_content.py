@@ -121,7 +121,9 @@ def test_no_watcher_unless_asked(app):
 
 
 def test_the_token_page_creates_a_token_shown_once_and_revokes_it(app, admin_client, anon):
-    page = admin_client.get("/admin/tokens")
+    korean = admin_client.get("/admin/tokens")
+    assert korean.status_code == 200 and "아직 토큰이 없습니다." in korean.text  # the page speaks Korean first
+    page = admin_client.get("/admin/tokens?lang=en")  # and English from here on (the cookie remembers)
     assert page.status_code == 200 and "No tokens yet." in page.text
     created = admin_client.post("/admin/tokens", data={
         "csrf_token": admin_client.cookies.get("kdojo_csrf"), "email": "root@example.com", "name": "grader",
