@@ -15,6 +15,7 @@ final result).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import resource
 import selectors
@@ -30,6 +31,8 @@ from typing import Any
 
 from kernels import cgroup
 from kernels.catalog import REPO_ROOT
+
+log = logging.getLogger("kernels.judge")
 
 MAX_LINE_BYTES = 16 * 2**20
 STDERR_KEEP_BYTES = 64 * 1024
@@ -245,6 +248,10 @@ class JobProcess:
             self.oom_kills = self.cgroup.oom_kills()
             self.cgroup.close()
         _remove_tree(self.workdir)
+        if self.peak_bytes is not None:  # for operators sizing KDOJO_JOB_MEMORY_MB
+            log.info("job process %d ended (%s): peak memory %.0f MB (%s), CPU %s s", self.proc.pid, code,
+                     self.peak_bytes / 2**20, "memory.peak" if self.cgroup else "ru_maxrss",
+                     "?" if self.cpu_s is None else f"{self.cpu_s:.1f}")
         return code
 
     def _reap(self, timeout_s: float) -> bool:
