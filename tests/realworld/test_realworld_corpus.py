@@ -87,7 +87,7 @@ def test_messages_name_the_real_cause(emu):
     grid = judge(by_name["cg_grid_sync"], emu)["message"]
     assert "needs a cooperative launch" in grid and "line 9" in grid
     misaligned = judge(by_name["saxpy_misaligned_float4"], emu)["message"]
-    assert re.search(r"misaligned 16-byte access at address 0x[0-9a-f]+, line 6: ", misaligned), misaligned
+    assert re.search(r"misaligned 16-byte access at address 0x[0-9a-f]+, line 7: ", misaligned), misaligned
 
 
 def test_uninitialised_shared_memory_is_garbage(emu):
