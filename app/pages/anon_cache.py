@@ -128,6 +128,8 @@ def render_and_store(request: Request, name: str, context: dict[str, Any], lesso
     from app.templating import templates
 
     token = csrf_token(request)
+    # the stored page is every anonymous reader's: nothing from this reader's query in it
+    context = context | {"lang_switch_query": ""}
     state = request.scope.setdefault("state", {})
     state["csrf_token"] = _SLOT
     try:

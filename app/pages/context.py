@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import Request
 from starlette.responses import HTMLResponse
@@ -36,9 +37,12 @@ def base_context(request: Request, session: Any, user: Any, catalog: Any) -> dic
     lang = request_lang(request)
     summary = learner_summary(session, user, catalog)
     backend = getattr(request.app.state, "judge_backend", (None, ""))[0]
+    kept = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"]
     return {
         # the footer says where kernels are judged, truthfully (#13)
         "judge_on": {"cuda": "gpu", "emu": "emu"}.get(backend or "", "none"),
+        # the language switch keeps the rest of the query (next=, …); urlencoded (#13)
+        "lang_switch_query": urlencode(kept),
         "unread_notifications": unread_count(session, user) if user is not None else 0,
         "request": request,
         "lang": lang,

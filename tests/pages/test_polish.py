@@ -102,3 +102,12 @@ def test_api_docs_are_served_from_our_own_static_files(client: TestClient) -> No
     assert not re.search(r"""(?:src|href)=["']https?://""", html)  # nothing from another site
     bundle = client.get("/static/vendor/swagger-ui/swagger-ui-bundle.js")
     assert bundle.status_code == 200 and "SwaggerUIBundle" in bundle.text[:2_000_000]
+
+
+def test_a_stored_anonymous_page_keeps_no_readers_query(client: TestClient) -> None:
+    """The anonymous lesson page is served to everyone: a query in one reader's link
+    must not end up in the language switch of the others' (#13)."""
+    first = client.get("/lessons/add-one?next=//evil.example&lang=en").text
+    assert "evil.example" not in first
+    other = TestClient(client.app).get("/lessons/add-one?lang=en").text
+    assert "evil.example" not in other and 'href="?lang=ko"' in other
