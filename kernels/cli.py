@@ -112,6 +112,8 @@ def judge(options: argparse.Namespace) -> int:
     except BackendUnavailable as exc:
         print(f"kdojo judge: {exc}", file=sys.stderr)
         return EXIT_BACKEND
+    except ValueError as exc:  # a bad KDOJO_TESTS_BUDGET_S / KDOJO_JOB_* setting, named
+        raise UsageError(str(exc)) from None
     try:
         on_event = None if options.json or not sys.stderr.isatty() else _progress
         doc = judge_.run(source, options.exercise, bench=not options.no_bench, on_event=on_event)

@@ -22,7 +22,7 @@ from kernels.catalog import default_lessons_dir, find_exercise
 from kernels.nvrtc_child import WALL_CAP_FACTOR
 from kernels.pipeline import EMU_TIMINGS_NOTE
 from kernels.result import Message, code_fields
-from kernels.sandbox import JobProcess
+from kernels.sandbox import JobLimits, JobProcess
 from kernels.spec import Exercise
 
 log = logging.getLogger("kernels.judge")
@@ -86,6 +86,7 @@ class Judge:
         self.backend = backends.resolve(backend)
         self.keep_spare = keep_spare
         self.tests_budget_s = tests_budget_s or tests_budget_from_env()
+        self.job_limits = JobLimits.from_env()
         self.max_attempts = max(1, max_attempts)
         self.current_job: JobProcess | None = None  # the job process judging now (tests kill it)
         self.peak_gbps: float | None = None
@@ -96,7 +97,7 @@ class Judge:
             self._spare.request_warm()  # nothing runs yet: warm fully now
 
     def _start(self) -> JobProcess:
-        return JobProcess(self.backend, self.lessons_dir)
+        return JobProcess(self.backend, self.lessons_dir, self.job_limits)
 
     def close(self) -> None:
         if self._spare is not None:

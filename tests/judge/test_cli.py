@@ -40,6 +40,14 @@ def test_unknown_exercise_is_usage_error():
                     "unknown exercise 'no.such'")
 
 
+def test_a_bad_judge_setting_is_a_usage_error_naming_it():
+    source = str(BLOCK_SUM / "reference.cu")
+    for env, text in (({"KDOJO_TESTS_BUDGET_S": "soon"}, "KDOJO_TESTS_BUDGET_S: expected seconds, got 'soon'"),
+                      ({"KDOJO_JOB_MEMORY_MB": "-1"}, "KDOJO_JOB_MEMORY_MB: expected a whole number")):
+        _one_line_error(_run("judge", source, "--exercise", "reduction.block_sum", "--backend", "emu",
+                             env=env), 2, text)
+
+
 def test_missing_arguments_and_unknown_command():
     _one_line_error(_run("judge"), 2, "required")
     _one_line_error(_run("judge", "x.cu", "--exercise", "a.b", "--backend", "tpu"), 2, "invalid choice")
