@@ -132,7 +132,7 @@ def judge(options: argparse.Namespace) -> int:
 
 def _progress(event: dict[str, Any]) -> None:
     stage = event.get("stage")
-    if stage == "testing":
+    if stage in ("test_start", "testing"):  # shown as the case starts (a hang shows as one)
         print(f"\r  testing {event['index'] + 1}/{event['total']}", end="", file=sys.stderr)
     elif stage in ("compiling", "benchmarking", "done"):
         print(f"\r  {stage}…{' ' * 12}", end="\n" if stage == "done" else "", file=sys.stderr)
