@@ -77,9 +77,10 @@ class _CaseData:
         free, _ = cupy.cuda.runtime.memGetInfo()
         self.k = 2 if 4 * in_bytes < free // 2 else 1
         self.seeds = [(seed * 31 + k) % 2**63 for k in range(self.k)]
-        self.sets = []
+        self.sets, self.fingerprints = [], []
         for k in range(self.k):
             inputs = self._generate(self.seeds[k])
+            self.fingerprints.append(_fingerprint(inputs))
             arrays = {}
             for b in exercise.buffers:
                 if b.role in ("in", "inout"):
@@ -128,6 +129,8 @@ class _CaseData:
 
         ref = self.reference
         inputs = self._generate(self.seeds[k])
+        if _fingerprint(inputs) != self.fingerprints[k]:  # generate() ignores its rng: our bug
+            raise RuntimeError(f"{self.cased}: the exercise's generate() gave other inputs for the same seed")
         try:
             want = ref.reference(inputs, self.cased)
             scales = ref.error_scale(inputs, self.cased) if hasattr(ref, "error_scale") else {}
@@ -150,6 +153,18 @@ class _CaseData:
                 arrays[name].fill(0)
             else:
                 bits_view(arrays[name]).fill(sentinel_bits(spec.dtype))
+
+
+def _fingerprint(inputs: dict[str, Any]) -> tuple:
+    """A few numbers that tell two generations of an input set apart (not its answer)."""
+    marks = []
+    for name in sorted(inputs):
+        value = inputs[name]
+        flat = value.ravel() if hasattr(value, "ravel") else np.asarray(value).ravel()
+        ends = [flat[:16], flat[-16:]]
+        ends = [e.get() if hasattr(e, "get") else np.asarray(e) for e in ends]
+        marks.append((name, flat.shape, *(e.astype(np.float64).tobytes() for e in ends)))
+    return tuple(marks)
 
 
 def _bench_case(exercise: Exercise, backend: Any, program: Any, constants: dict[str, int],
