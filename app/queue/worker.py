@@ -97,8 +97,10 @@ class Worker:
             threads = pool_size(0, backend, settings.max_pending_submissions)
         self.threads = threads
         log.info("judging with %d thread(s)", threads)
+        # An idle consumer polls at most every 0.1 s: a submission's verdict is due
+        # on screen 0.3 s after submit on a GPU (#13); a poll is one indexed query.
         self.consumer = _EmbeddedConsumer(huey, workers=threads, worker_type="thread",
-                                          periodic=False, initial_delay=0.05, max_delay=0.5,
+                                          periodic=False, initial_delay=0.05, max_delay=0.1,
                                           check_worker_health=False, shutdown_timeout=30)
         self.reaper = Reaper(runtime, enqueue)
 
