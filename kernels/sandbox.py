@@ -44,8 +44,10 @@ PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "KDOJO_NVRTC",
                 "KDOJO_EMU_COMPILE_MB", "KDOJO_EMU_MEMORY_MB", "KDOJO_EMU_UNSANDBOXED")
 MEMORY_ENV, PIDS_ENV = "KDOJO_JOB_MEMORY_MB", "KDOJO_JOB_PIDS"
 # the job process, its NVRTC helper (up to KDOJO_COMPILE_MEMORY_MB) and, on the
-# emulator, g++ and the program: together
-DEFAULT_MEMORY_MB, DEFAULT_PIDS = 4096, 512
+# emulator, g++ and the program, together: a backstop above their own limits. On
+# the GPU the host memory is ours (device code allocates none), and a numpy-only
+# reference.py at 2^28 elements needs several GB of it.
+DEFAULT_MEMORY_MB, DEFAULT_PIDS = 8192, 512
 
 
 @dataclass(frozen=True)
