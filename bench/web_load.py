@@ -10,6 +10,13 @@ Bounded in count and time; loopback only.
 
     .venv/bin/python bench/web_load.py                       # 200 clients, think 1 s, 60 s
     .venv/bin/python bench/web_load.py --think-s 0 --duration-s 20
+    .venv/bin/python bench/web_load.py --signed-in           # 200 signed-in learners (issue #13)
+
+`--signed-in`: each client is a learner with an account (signed up before the
+run, through the real CSRF-checked JSON API, with one submission waiting in
+the queue: no worker runs). It loads the lesson page with its session cookie
+(never the anonymous page cache) and polls its submission
+(`GET /api/submissions/<id>`), alternately, with the same think time.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -67,11 +75,12 @@ class Connection:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
-    async def get(self, path: str) -> int:
+    async def get(self, path: str, cookie: str = "") -> int:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         assert self.reader is not None
-        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode())
+        cookie_line = f"Cookie: {cookie}\r\n" if cookie else ""
+        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n{cookie_line}\r\n".encode())
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head.split(b" ", 2)[1])
         length = 0
@@ -90,14 +99,25 @@ class Connection:
             self.writer = None
 
 
-async def client(host: str, port: int, path: str, stop_at: float, think_s: float,
+@dataclass(frozen=True)
+class Learner:
+    """What one client sends: its paths in turn, and its cookies ("" for an anonymous reader)."""
+
+    paths: tuple[str, ...]
+    cookie: str = ""
+
+
+async def client(host: str, port: int, learner: Learner, stop_at: float, think_s: float,
                  latencies_ms: list[float], errors: list[str]) -> None:
     conn = Connection(host, port)
     await asyncio.sleep(random.uniform(0, max(think_s, 0.05)))  # do not all start in one instant
+    turn = 0
     while time.monotonic() < stop_at and len(latencies_ms) + len(errors) < MAX_REQUESTS:
+        path = learner.paths[turn % len(learner.paths)]
+        turn += 1
         t0 = time.perf_counter()
         try:
-            status = await asyncio.wait_for(conn.get(path), timeout=10.0)
+            status = await asyncio.wait_for(conn.get(path, learner.cookie), timeout=10.0)
             if status != 200:
                 errors.append(f"HTTP {status}")
             else:
@@ -116,15 +136,36 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-async def run(base: str, path: str, clients: int, duration_s: float, think_s: float
+async def run(base: str, learners: list[Learner], duration_s: float, think_s: float
               ) -> tuple[list[float], list[str], float]:
     url = httpx.URL(base)
     latencies_ms: list[float] = []
     errors: list[str] = []
     t0 = time.monotonic()
-    await asyncio.gather(*(client(url.host, url.port or 80, path, t0 + duration_s, think_s, latencies_ms, errors)
-                           for _ in range(clients)))
+    await asyncio.gather(*(client(url.host, url.port or 80, learner, t0 + duration_s, think_s, latencies_ms,
+                                  errors) for learner in learners))
     return latencies_ms, errors, time.monotonic() - t0
+
+
+def sign_up_learners(base: str, count: int, path: str, exercise: str, source: str) -> list[Learner]:
+    """`count` accounts, each signed in with one queued submission (8 at a time: argon2 is the cost)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(i: int) -> Learner:
+        with httpx.Client(base_url=base, timeout=60) as c:
+            c.get("/api/me/progress")  # the CSRF cookie
+            for step, (url, body) in enumerate([
+                ("/auth/signup", {"email": f"load{i}@example.com", "password": f"load-bench-{i}-secret"}),
+                ("/api/submissions", {"exercise_id": exercise, "source": source, "mode": "submit"}),
+            ]):
+                response = c.post(url, json=body, headers={"X-CSRF-Token": c.cookies.get("kdojo_csrf") or ""})
+                if response.status_code not in (200, 202):
+                    raise SystemExit(f"setting up learner {i} failed at {url}: {response.status_code} {response.text}")
+            cookie = "; ".join(f"{k}={v}" for k, v in c.cookies.items())
+            return Learner((path, f"/api/submissions/{response.json()['id']}"), cookie)
+
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(one, range(count)))
 
 
 def main() -> int:
@@ -141,6 +182,8 @@ def main() -> int:
     parser.add_argument("--path", default=None, help="page to load (default: the first lesson)")
     parser.add_argument("--lessons-dir", type=Path, default=REPO_ROOT / "tests" / "fixtures" / "lessons")
     parser.add_argument("--url", help="benchmark an already running server at this base URL instead")
+    parser.add_argument("--signed-in", action="store_true",
+                        help="signed-in learners: their lesson page and their submission, in turn")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -154,8 +197,13 @@ def main() -> int:
             path = args.path or "/lessons/" + first_lesson(args.lessons_dir)
             for _ in range(20):  # warm caches (templates, rendered Markdown)
                 httpx.get(base + path, timeout=10).raise_for_status()
+            if args.signed_in:
+                exercise, source = first_exercise(args.lessons_dir)
+                learners = sign_up_learners(base, args.clients, path, exercise, source)
+            else:
+                learners = [Learner((path,))] * args.clients
             load_before = os.getloadavg()[0]
-            lat, errors, elapsed_s = asyncio.run(run(base, path, args.clients, args.duration_s, args.think_s))
+            lat, errors, elapsed_s = asyncio.run(run(base, learners, args.duration_s, args.think_s))
         finally:
             if proc is not None:
                 stop(proc)
@@ -179,9 +227,21 @@ def first_lesson(lessons_dir: Path) -> str:
     return next(iter(load_catalog(lessons_dir).lessons))
 
 
+def first_exercise(lessons_dir: Path) -> tuple[str, str]:
+    """An exercise of the lessons and its starter source (what a learner submits first)."""
+    from app.content import load_catalog
+
+    catalog = load_catalog(lessons_dir)
+    for lesson in catalog.lessons.values():
+        for exercise_id in lesson.exercise_ids:
+            return exercise_id, "__global__ void k() {}\n"
+    raise SystemExit(f"no exercise in {lessons_dir}")
+
+
 def report(path: str, args: argparse.Namespace, lat: list[float], errors: list[str], elapsed_s: float) -> None:
     lat.sort()
-    print(f"page {path}  clients {args.clients}  think {args.think_s} s  duration {elapsed_s:.1f} s  cpus {os.cpu_count()}")
+    who = "signed-in learners (page + their submission)" if args.signed_in else "anonymous readers"
+    print(f"{who}: page {path}  clients {args.clients}  think {args.think_s} s  duration {elapsed_s:.1f} s  cpus {os.cpu_count()}")
     print(f"requests {len(lat)}  errors {len(errors)}  throughput {len(lat) / elapsed_s:.1f} req/s")
     if lat:
         print(f"latency ms: p50 {percentile(lat, 0.50):.1f}  p90 {percentile(lat, 0.90):.1f}  "
