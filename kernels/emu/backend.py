@@ -51,7 +51,8 @@ _FAULT_KINDS = {"deadlock": "time_limit_exceeded"}
 DIAGNOSTIC_KINDS = frozenset({"divergent_barrier", "warp_mask", "warp_mask_mismatch", "shuffle_source", "deadlock",
                               "out_of_bounds", "race", "stack_overflow", "invalid_memory_access", "trap",
                               "check_crash", "assert", "invalid_launch", "printf", "misaligned_address",
-                              "grid_sync_without_a_cooperative_launch", "invalid_tile_size", "uninitialised_read"})
+                              "grid_sync_without_a_cooperative_launch", "invalid_tile_size", "uninitialised_read",
+                              "benign_race"})
 MAX_DIAGNOSTICS = 32
 MAX_TEXT_CHARS = 2000
 MAX_OUTPUT_CHARS = 16 * 1024 + 64

@@ -90,6 +90,14 @@ def test_messages_name_the_real_cause(emu):
     assert re.search(r"misaligned 16-byte access at address 0x[0-9a-f]+, line 7: ", misaligned), misaligned
 
 
+def test_same_value_stores_are_a_warning(emu):
+    doc = judge(Path(__file__).parent / "kernels" / "layernorm_same_value_stores.cu", emu)
+    assert doc["verdict"] == "accepted", doc["message"]
+    (warning, *_) = [d for d in doc["diagnostics"] if d["kind"] == "benign_race"]
+    assert warning["line"] == 9 and "every thread wrote the same value" in warning["message"]
+    assert not any(d["kind"] == "race" for d in doc["diagnostics"])
+
+
 def test_uninitialised_shared_memory_is_garbage(emu):
     doc = judge(Path(__file__).parent / "kernels" / "block_sum_uninit_shared.cu", emu)
     assert "got nan" in doc["message"]   # 0xFF poison reads as NaN, as garbage does on a GPU
