@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from app.deps import ANON_COOKIE, CatalogDep, IdPath, OwnerDep, SessionDep, SettingsDep
+from app.deps import ANON_COOKIE, MAX_DB_INT, CatalogDep, IdPath, OwnerDep, SessionDep, SettingsDep
 from app.services import submissions as service
 from app.services.events import events_after
 
@@ -89,8 +89,8 @@ async def submission_events(
 
 def _last_event_id(request: Request) -> int:
     raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0"
-    try:
-        return max(0, int(raw))
+    try:  # bounded: the database compares it with `integer` sequence numbers
+        return min(max(0, int(raw)), MAX_DB_INT)
     except ValueError:
         return 0
 

@@ -206,3 +206,15 @@ def test_the_api_docs_inline_script_carries_the_responses_nonce(client):
     scripts = re.findall(r"<script\b[^>]*>", response.text)
     inline = [tag for tag in scripts if "src=" not in tag]
     assert inline and all(f'nonce="{nonce}"' in tag for tag in inline)
+
+
+def test_a_huge_last_event_id_is_bounded_for_the_database():
+    from starlette.requests import Request
+
+    from app.api.submissions import _last_event_id
+    from app.deps import MAX_DB_INT
+
+    huge = b"99999999999999999999"
+    request = Request({"type": "http", "method": "GET", "path": "/", "query_string": b"last_event_id=" + huge,
+                       "headers": [(b"last-event-id", huge)]})
+    assert _last_event_id(request) == MAX_DB_INT
