@@ -170,6 +170,10 @@ class EmuBackend:
                 name, message, diag = _memory_fault(fast.memory, handle.built.programs["fast"], order, buffers)
                 fault = RuntimeFault(fast.kind, name, message, poisoned=True)
                 diagnostics.append(diag)
+            # the checked re-run names a misaligned access exactly (address and line): say that
+            exact = next((d for d in diagnostics if d.kind == "misaligned_address" and d.line), None)
+            if exact is not None:
+                fault = RuntimeFault("runtime_error", "misaligned address", exact.message, poisoned=True)
             return RunOutcome(buffers, "", fault, unique_diagnostics(diagnostics))
         diagnostics += _run_diagnostics(fast, handle.built.programs["fast"])
         _copy_back(fast, order, buffers)
@@ -325,6 +329,12 @@ def _memory_fault(report: dict[str, int], program: Path, order: list[str],
                    "(segmentation fault)")
         return f"out-of-bounds {access}", message, RunDiagnostic("out_of_bounds", line,
                                                                  f"out-of-bounds {access} of {message}")
+    if report.get("gp"):
+        # x86 reports a general-protection fault without its address: a vector access
+        # the compiler assumed aligned (movaps), or a non-canonical pointer
+        message = (f"misaligned or invalid {access}{at}: a vector load or store at an address that is not a "
+                   "multiple of its size (e.g. a float4 at an index not a multiple of 4), or a wild pointer")
+        return "misaligned address", message, RunDiagnostic("misaligned_address", line, message)
     message = (f"segmentation fault{at}: a {access} of address {report.get('addr', 0):#x}, which is no buffer's "
                "memory (a null or uninitialised pointer, or far out of bounds)")
     return "invalid memory access", message, RunDiagnostic("invalid_memory_access", line, message)

@@ -140,3 +140,13 @@ def test_gpu_verdict_and_agreement(path):
         except BackendUnavailable as exc:
             pytest.skip(f"GPU verdict checked; the emulator cannot run here: {exc}")
         assert on_emu["verdict"] == on_gpu["verdict"]
+
+
+def test_a_general_protection_fault_is_not_called_a_null_pointer(tmp_path):
+    # x86 reports a misaligned aligned-vector access (movaps) as SIGSEGV with
+    # address 0 and si_code SI_KERNEL; the program marks it gp=1
+    from kernels.emu.backend import _memory_fault
+
+    name, message, diag = _memory_fault({"pc": 0, "addr": 0, "write": 0, "gp": 1}, tmp_path / "none", [], {})
+    assert name == "misaligned address" and diag.kind == "misaligned_address"
+    assert message.startswith("misaligned or invalid read") and "0x0" not in message

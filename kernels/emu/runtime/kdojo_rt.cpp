@@ -823,6 +823,9 @@ void on_memory_fault(int, siginfo_t* info, void* context) {
     put_hex(p, end, addr);
     put_text(p, end, " write=");
     put_dec(p, end, write);
+    // SI_KERNEL: a general-protection fault (a misaligned aligned-vector access,
+    // a non-canonical address), whose si_addr is 0, not the address used.
+    if (info && info->si_code == SI_KERNEL) put_text(p, end, " gp=1");
     put_text(p, end, " kernel=");
     put_dec(p, end, g_running ? 1 : 0);
     auto stack = reinterpret_cast<uintptr_t>(g_running ? g_running->stack : nullptr);
