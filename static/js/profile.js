@@ -20,7 +20,7 @@
     const ys = points.map((p) => p.xp);
     host.dataset.range = JSON.stringify(ranges(xs, ys).x.range());
     new window.uPlot({ width: Math.min(host.clientWidth || 640, 720), height: 220, scales: ranges(xs, ys),
-      series: [{}, { label: "XP", stroke: "#4b7bec", fill: "rgba(75,123,236,0.12)", points: { show: true } }] },
+      series: [{ label: window.KDojo.S.chart_time }, { label: "XP", stroke: "#4b7bec", fill: "rgba(75,123,236,0.12)", points: { show: true } }] },
       [xs, ys], host);
   });
 })();
