@@ -14,11 +14,8 @@ import signal
 import pytest
 
 from kernels import result
-from kernels.backends import emu_available
 
-from .judge_support import CORRECT_SOURCE, lessons, live_members  # noqa: F401 (fixture)
-
-pytestmark = pytest.mark.skipif(not emu_available()[0], reason="emulator backend not available")
+from .judge_support import CORRECT_SOURCE, backends, lessons, live_members  # noqa: F401 (fixture)
 
 
 class Killer:
@@ -39,10 +36,11 @@ def _gone(job) -> bool:
     return live_members(job.proc.pid) == []
 
 
-def test_a_correct_kernel_keeps_its_verdict_when_its_job_process_is_killed(lessons, caplog):
+@pytest.mark.parametrize("backend", backends())
+def test_a_correct_kernel_keeps_its_verdict_when_its_job_process_is_killed(lessons, caplog, backend):
     from kernels.judge import Judge
 
-    with Judge(lessons, backend="emu") as judge, caplog.at_level(logging.ERROR, logger="kernels.judge"):
+    with Judge(lessons, backend=backend) as judge, caplog.at_level(logging.ERROR, logger="kernels.judge"):
         assert judge.wait_ready(120)
         killer = Killer(judge, index=2, times=1)
         doc = judge.run(CORRECT_SOURCE, "reduction.block_sum", bench=False, on_event=killer)
@@ -57,10 +55,11 @@ def test_a_correct_kernel_keeps_its_verdict_when_its_job_process_is_killed(lesso
         assert judge.run(CORRECT_SOURCE, "reduction.block_sum", bench=False)["verdict"] == "accepted"
 
 
-def test_a_job_killed_on_every_attempt_is_internal_error_never_the_learners_fault(lessons):
+@pytest.mark.parametrize("backend", backends())
+def test_a_job_killed_on_every_attempt_is_internal_error_never_the_learners_fault(lessons, backend):
     from kernels.judge import Judge
 
-    with Judge(lessons, backend="emu") as judge:
+    with Judge(lessons, backend=backend) as judge:
         killer = Killer(judge, index=0, times=2)
         doc = judge.run(CORRECT_SOURCE, "reduction.block_sum", bench=False, on_event=killer)
         assert len(killer.killed) == 2

@@ -13,31 +13,33 @@ import time
 import pytest
 
 from kernels import result
-from kernels.backends import emu_available
 
-from .judge_support import CORRECT_SOURCE, lessons  # noqa: F401 (fixture)
+from .judge_support import CORRECT_SOURCE, backends, lessons  # noqa: F401 (fixture)
 
-pytestmark = pytest.mark.skipif(not emu_available()[0], reason="emulator backend not available")
-
-# about a second of CPU per case on one thread, then the correct sum
-SLOW_SOURCE = CORRECT_SOURCE.replace(
-    "    extern __shared__ float warp_sums[];",
-    "    extern __shared__ float warp_sums[];\n"
-    "    if (blockIdx.x == 0 && threadIdx.x == 0) {\n"
-    "        volatile unsigned long long sink = 0;\n"
-    "        for (unsigned long long k = 0; k < 1000000000ull; ++k) sink = sink + k;\n"
-    "    }", 1)
+SPIN = {  # about a second per case in one thread, then the correct sum
+    "emu": "volatile unsigned long long sink = 0;\n"
+           "        for (unsigned long long k = 0; k < 1000000000ull; ++k) sink = sink + k;",
+    "cuda": "long long start = clock64(); while (clock64() - start < 2000000000LL) { }",
+}
 
 
-def test_a_kernel_slow_in_every_case_is_stopped_at_the_tests_budget(lessons):
+def slow_source(backend: str) -> str:
+    return CORRECT_SOURCE.replace(
+        "    extern __shared__ float warp_sums[];",
+        "    extern __shared__ float warp_sums[];\n"
+        f"    if (blockIdx.x == 0 && threadIdx.x == 0) {{\n        {SPIN[backend]}\n    }}", 1)
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_a_kernel_slow_in_every_case_is_stopped_at_the_tests_budget(lessons, backend):
     from kernels.judge import Judge
 
-    assert SLOW_SOURCE != CORRECT_SOURCE
+    assert slow_source(backend) != CORRECT_SOURCE
     budget_s = 4.0
-    with Judge(lessons, backend="emu", tests_budget_s=budget_s) as judge:
+    with Judge(lessons, backend=backend, tests_budget_s=budget_s) as judge:
         assert judge.wait_ready(120)
         started = time.monotonic()
-        doc = judge.run(SLOW_SOURCE, "reduction.block_sum", bench=False)
+        doc = judge.run(slow_source(backend), "reduction.block_sum", bench=False)
         elapsed = time.monotonic() - started
         after = judge.run(CORRECT_SOURCE, "reduction.block_sum", bench=False)
     assert doc["verdict"] == "time_limit_exceeded", doc["message"]
