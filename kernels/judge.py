@@ -245,7 +245,7 @@ class Judge:
         if state.error is not None or state.stage == "starting":
             detail = state.error or f"job process ended during start-up (exit {code}): {job.stderr_tail}"
             log.error("judge internal error (%s, %s): %s", exercise.id, self.backend, detail.strip())
-            verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
+            verdict, message = "internal_error", Message(_internal_sentence(state.error), "internal")
         elif state.stage == "compiling":
             verdict, message = self._compile_abnormal(exercise, state, job, timed_out, code)
         elif state.stage == "testing" and state.current is not None:
@@ -301,6 +301,17 @@ class Judge:
         return "time_limit_exceeded", Message(
             f"time limit exceeded: did not finish within {run_s:g} s (stopped after {elapsed:.1f} s)",
             "time_limit", seconds=run_s)
+
+
+def _internal_sentence(error: str | None) -> str:
+    """INTERNAL_MESSAGE, with the backend's own sentence when it raised one for the
+    learner (`RuntimeError("emulator: …")`, e.g. a program killed by the OOM killer twice)."""
+    last = (error or "").strip().splitlines()[-1:] or [""]
+    prefix = "RuntimeError: emulator: "
+    if last[0].startswith(prefix):
+        return f"the judge failed on our side (not your fault): {last[0][len(prefix):]}; " \
+               "the operators have a log line"
+    return INTERNAL_MESSAGE
 
 
 def _describe_exit(code: int | None) -> str:
