@@ -161,13 +161,20 @@ def copy_same_bytes_ms(cp, timer: Timer, nbytes: float) -> float:
     return timer.median_ms(lambda: dst.__setitem__(Ellipsis, src))
 
 
-def torch_baseline(exercise_id: str, arrays: dict, case: dict):
-    """A PyTorch version of the same operation (None where there is none or no torch)."""
+def torch_baseline(exercise_id: str, arrays: dict, case: dict, bf16: frozenset = frozenset()):
+    """A PyTorch version of the same operation (None where there is none or no torch).
+    `bf16`: the buffers stored as bfloat16 bit patterns (uint16), viewed as torch.bfloat16."""
     try:
         import torch
     except ImportError:
         return None
-    t = {k: torch.as_tensor(v, device="cuda") for k, v in arrays.items()}
+    t = {k: (torch.as_tensor(v.view(v.dtype.str.replace("u", "i")), device="cuda").view(torch.bfloat16)
+             if k in bf16 else torch.as_tensor(v, device="cuda")) for k, v in arrays.items()}
+    if exercise_id == "rmsnorm.fused_add":  # the residual add in place, then rms_norm
+        x, residual, weight = t["x"], t["residual"], t["weight"]
+        return lambda: torch.nn.functional.rms_norm(residual.add_(x), (x.shape[-1],), weight, 1e-5)
+    if exercise_id == "rope.qk_inplace":
+        return _torch_rope(torch, t["q"], t["k"], case)
     if exercise_id == "row-reductions.softmax":
         return lambda: torch.softmax(t["x"], dim=-1)
     if exercise_id == "row-reductions.layernorm":
@@ -183,6 +190,21 @@ def torch_baseline(exercise_id: str, arrays: dict, case: dict):
         bias = t["bias"][:n].to(t["A"].dtype)
         return lambda: torch.nn.functional.gelu(torch.addmm(bias, t["A"], t["B"]), approximate="tanh")
     return None
+
+
+def _torch_rope(torch, q, k, case: dict):
+    """Hugging Face's apply_rotary_pos_emb (rotate_half, cos/sin cast to bf16); the
+    cos/sin table is built once, outside the timed call, as a model shares it across layers."""
+    d, tokens = int(case["head_dim"]), int(case["tokens"])
+    pos = torch.arange(tokens, device="cuda", dtype=torch.float32) + int(case.get("offset", 0))
+    inv_freq = 10000.0 ** (-torch.arange(0, d, 2, device="cuda", dtype=torch.float32) / d)
+    emb = torch.cat([torch.outer(pos, inv_freq)] * 2, dim=-1)[:, None, :]
+    cos, sin = emb.cos().to(q.dtype), emb.sin().to(q.dtype)
+
+    def rotate_half(x):
+        return torch.cat((-x[..., d // 2:], x[..., : d // 2]), dim=-1)
+
+    return lambda: (q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin)
 
 
 def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int, source_name: str = "reference.cu") -> list[str]:
@@ -239,7 +261,8 @@ def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int, sour
             nlaunches = resolve_launches(baseline.launches, env)
             cols[f"{name}_ms"] = timer.median_ms(
                 lambda fns=nfuncs, plan=nlaunches: launch_all(cp, fns, plan, arrays))
-        torch_fn = torch_baseline(exercise.id, arrays, case.env)
+        torch_fn = torch_baseline(exercise.id, arrays, case.env,
+                                  frozenset(b.name for b in exercise.buffers if b.dtype == "bfloat16"))
         if torch_fn is not None:
             try:
                 cols["torch_ms"] = timer.median_ms(torch_fn)
