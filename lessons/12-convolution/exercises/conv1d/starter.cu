@@ -8,8 +8,8 @@
 extern "C" __global__ void conv1d(const float* __restrict__ x, const float* __restrict__ w,
                                   float* __restrict__ y, int N, int R) {
     extern __shared__ float tile[];           // tile[j] holds x[start - R + j]
-    const int start = blockIdx.x * blockDim.x * PER_THREAD;
     // BEGIN FILL-IN
+    // const int start = blockIdx.x * blockDim.x * PER_THREAD;  (this block's first output)
     // TODO: stage x[start - R] .. x[start + 1023 + R] in tile (0 outside the
     // array), wait for the block, then compute this thread's outputs below N.
     // END FILL-IN

@@ -5,8 +5,8 @@
 extern "C" __global__ void gemv(const float* __restrict__ A, const float* __restrict__ x,
                                 float* __restrict__ y, int M, int K) {
     const int row = blockIdx.x * 8 + threadIdx.x / 32;
-    const int lane = threadIdx.x % 32;
     if (row >= M) return;
+    const int lane = threadIdx.x % 32;
     // this block's range of K, a multiple of 4 long so float4s stay aligned
     const int chunk = ((K + gridDim.y - 1) / gridDim.y + 3) & ~3;
     const int k_begin = blockIdx.y * chunk;

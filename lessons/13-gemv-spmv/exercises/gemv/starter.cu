@@ -5,9 +5,9 @@
 extern "C" __global__ void gemv(const float* __restrict__ A, const float* __restrict__ x,
                                 float* __restrict__ y, int M, int K) {
     const int row = blockIdx.x * 8 + threadIdx.x / 32;
-    const int lane = threadIdx.x % 32;
     if (row >= M) return;
     // BEGIN FILL-IN
+    // const int lane = threadIdx.x % 32;
     // TODO: sum A[row][k] * x[k] over this block's range of k (lanes 32 apart,
     // float4 when K % 4 == 0), reduce the warp's 32 partial sums, and let
     // lane 0 add the total into y[row].

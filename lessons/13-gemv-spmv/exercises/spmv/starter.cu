@@ -5,10 +5,10 @@
 extern "C" __global__ void spmv(const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                                 const float* __restrict__ vals, const float* __restrict__ x,
                                 float* __restrict__ y, int rows, int cols, int nnz) {
-    const int lane = threadIdx.x % 32;
-    const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    const int warps = gridDim.x * blockDim.x / 32;
     // BEGIN FILL-IN
+    // const int lane = threadIdx.x % 32;
+    // const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;   (this warp's number)
+    // const int warps = gridDim.x * blockDim.x / 32;                    (warps in the grid)
     // TODO: for each row of this warp, let the lanes sum vals[j] * x[col_idx[j]]
     // over the row, add the lanes' sums together and write y[row].
     // END FILL-IN
