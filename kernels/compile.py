@@ -45,6 +45,7 @@ class CompileResult:
     constants: dict[str, int] = field(default_factory=dict)
     ptx: bytes = b""
     cubin: bytes = b""
+    limited: bool = False  # the compiler ran past its memory or time
 
     @property
     def ok(self) -> bool:
@@ -80,6 +81,8 @@ def compile_submission(source: str, exercise: Exercise, arch: str | None = None)
         _CACHE.move_to_end(key)
         return _CACHE[key]
     result = _nvrtc(source, exercise, options, constants, started)
+    if result.limited:
+        return result  # a limit depends on the machine's load: never memoised
     _CACHE[key] = result
     while len(_CACHE) > 8:
         _CACHE.popitem(last=False)
@@ -95,7 +98,7 @@ def _nvrtc(source: str, exercise: Exercise, options: list[str], constants: dict[
     except CompilerLimit as exc:  # a compile bomb: the learner's, with the real limits and time
         diagnostics = [Diagnostic(0, 0, "error", str(exc))]
         return CompileResult("compile_error", time.perf_counter() - started, _render(diagnostics),
-                             diagnostics, constants)
+                             diagnostics, constants, limited=True)
     diagnostics = parse_log(out.log, source, exercise)
     if out.ok:
         missing = [k.name for k in exercise.kernels if not _has_entry(out, k.name)]
