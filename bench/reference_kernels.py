@@ -31,6 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kernels.buffers import storage_dtype  # noqa: E402
 from kernels.catalog import load_catalog  # noqa: E402
 from kernels.constants import read_constants  # noqa: E402
 from kernels.cuda_backend import allow_dynamic_shared, device_arch  # noqa: E402
@@ -163,12 +164,13 @@ def copy_same_bytes_ms(cp, timer: Timer, nbytes: float) -> float:
 
 def torch_baseline(exercise_id: str, arrays: dict, case: dict, bf16: frozenset = frozenset()):
     """A PyTorch version of the same operation (None where there is none or no torch).
-    `bf16`: the buffers stored as bfloat16 bit patterns (uint16), viewed as torch.bfloat16."""
+    `bf16`: the buffers stored as bfloat16 bit patterns (uint16), viewed as torch.bfloat16
+    through int16 (a dtype every torch version takes from cupy)."""
     try:
         import torch
     except ImportError:
         return None
-    t = {k: (torch.as_tensor(v.view(v.dtype.str.replace("u", "i")), device="cuda").view(torch.bfloat16)
+    t = {k: (torch.as_tensor(v.view(np.int16), device="cuda").view(torch.bfloat16)
              if k in bf16 else torch.as_tensor(v, device="cuda")) for k, v in arrays.items()}
     if exercise_id == "rmsnorm.fused_add":  # the residual add in place, then rms_norm
         x, residual, weight = t["x"], t["residual"], t["weight"]
@@ -218,7 +220,7 @@ def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int, sour
         cdict = case_dict(case, constants)
         inputs = ref.generate(cdict, np.random.default_rng([seed, 1000 + index]))
         shapes = buffer_shapes(exercise, env)
-        arrays = {b.name: (cp.asarray(inputs[b.name]) if b.name in inputs else cp.empty(shapes[b.name], dtype=b.dtype))
+        arrays = {b.name: (cp.asarray(inputs[b.name]) if b.name in inputs else cp.empty(shapes[b.name], dtype=storage_dtype(b.dtype)))
                   for b in exercise.buffers}
         launches = resolve_launches(exercise.launches, env)
         # scratch the spec zeroes (a look-back's tile states and ticket) is zeroed
