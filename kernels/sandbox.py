@@ -115,10 +115,16 @@ class JobProcess:
         if lessons_dir is not None:
             command += ["--lessons", str(Path(lessons_dir).resolve())]
         self.started = time.monotonic()
-        self.proc = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=self.workdir, env=clean_env(self.workdir), start_new_session=True,
-            preexec_fn=setup, close_fds=True)
+        try:
+            self.proc = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.workdir, env=clean_env(self.workdir), start_new_session=True,
+                preexec_fn=setup, close_fds=True)
+        except BaseException:
+            if self.cgroup is not None:
+                self.cgroup.close()
+            _remove_tree(self.workdir)
+            raise
         self._buffer = b""
         self.killed_by_us = False  # set by kill(): a death we did not cause is our fault
         self.peak_bytes: int | None = None  # known once reaped
