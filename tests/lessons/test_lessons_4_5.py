@@ -73,8 +73,9 @@ def _table(body: str) -> str:
 
 
 def test_texts_cite_the_measured_anchors(kit):
-    row = kit.read_text("04-row-reductions", "en").body
-    assert "36.5" in row and "11.4" in row, "the seed report's speed-ups"
+    # the speed-up over the naive kernel is the one measured here (docs/benchmarks.md), in both languages
+    assert "12–35×" in kit.read_text("04-row-reductions", "en").body
+    assert "12–35배" in kit.read_text("04-row-reductions", "ko").body
     gemm = kit.read_text("05-gemm-epilogue", "en").body
     assert "+6%" in gemm and "+37%" in gemm, "anchors.md: unfused bias + ReLU overheads"
 
