@@ -13,14 +13,14 @@ import numpy as np
 
 from kernels.backend import GUARD_ELEMS, GuardedArray
 
-STORAGE = {"uint8": np.uint8, "float16": np.float16, "bfloat16": np.uint16, "float32": np.float32,
+STORAGE = {"int8": np.int8, "uint8": np.uint8, "float16": np.float16, "bfloat16": np.uint16, "float32": np.float32,
            "float64": np.float64, "int32": np.int32, "uint32": np.uint32, "int64": np.int64}
 
 # Bit patterns, as unsigned integers of the element width.
-_GUARD_BITS = {"uint8": 0x5A, "float16": 0x6F98, "bfloat16": 0x45F3, "float32": 0x45F30800,
+_GUARD_BITS = {"int8": 0x5A, "uint8": 0x5A, "float16": 0x6F98, "bfloat16": 0x45F3, "float32": 0x45F30800,
                "float64": 0x40BE610000000000, "int32": 0x5A5A5A5A, "uint32": 0x5A5A5A5A,
                "int64": 0x5A5A5A5A5A5A5A5A}
-_SENTINEL_BITS = {"uint8": 0xDE, "float16": 0x7E5B, "bfloat16": 0x7FDE, "float32": 0x7FC0DEAD,
+_SENTINEL_BITS = {"int8": 0xDE, "uint8": 0xDE, "float16": 0x7E5B, "bfloat16": 0x7FDE, "float32": 0x7FC0DEAD,
                   "float64": 0x7FF8DEADBEEFDEAD, "int32": 0xDEADBEEF, "uint32": 0xDEADBEEF,
                   "int64": 0xDEADBEEFDEADBEEF}
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

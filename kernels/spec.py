@@ -15,7 +15,7 @@ from typing import Any
 
 from kernels.expr import Expr, ExprError, parse
 
-DTYPES = ("uint8", "float16", "bfloat16", "float32", "float64", "int32", "uint32", "int64")
+DTYPES = ("int8", "uint8", "float16", "bfloat16", "float32", "float64", "int32", "uint32", "int64")
 ROLES = ("in", "out", "inout", "scratch")
 INITS = ("sentinel", "zeros")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -28,7 +28,8 @@ POINTER_CTYPES = {"float": "float32", "double": "float64", "int": "int32",
                   "unsigned": "uint32", "unsigned int": "uint32", "long long": "int64",
                   "int64_t": "int64", "int32_t": "int32", "uint32_t": "uint32",
                   "__half": "float16", "half": "float16", "__nv_bfloat16": "bfloat16",
-                  "unsigned char": "uint8"}
+                  "unsigned char": "uint8",
+                  "signed char": "int8", "int8_t": "int8"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
