@@ -317,14 +317,28 @@ def program_pid(root_pid: int) -> int | None:
         return root_pid
     pid = root_pid
     for _ in range(2):
-        try:
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        except OSError:
-            return None
+        children = _children(pid)
         if len(children) != 1:
             return None
-        pid = int(children[0])
+        pid = children[0]
     return pid
+
+
+def _children(pid: int) -> list[int]:
+    """`pid`'s children: /proc's list, or (kernels without CONFIG_PROC_CHILDREN) a scan."""
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        pass
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
 
 
 def cpu_seconds(pid: int) -> float | None:

@@ -4,6 +4,7 @@ layer and the outer jail, through the real judge pipeline."""
 
 import dataclasses
 import os
+import time
 import uuid
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from kernels.emu.backend import EmuBackend
 from kernels.emu.source import SourceError, prepare
 from kernels.pipeline import run_pipeline
 from kernels.spec import Limits
-from tests.emu.harness import launch
+from kernels.emu.process import ProgramProcess
+from tests.emu.harness import compile_source, launch
 
 SIGNATURE = 'extern "C" __global__ void block_sum(const float* in, float* out, int N)'
 
@@ -218,3 +220,30 @@ def test_the_emulator_settings_reach_the_job_process(monkeypatch, tmp_path):
     for name, value in ((jail.UNSANDBOXED_ENV, "1"), (jail.MEMORY_MB_ENV, "1024"), (jail.COMPILE_MB_ENV, "1536")):
         monkeypatch.setenv(name, value)
         assert clean_env(tmp_path)[name] == value
+
+
+def test_the_judge_finds_the_program_inside_bubblewrap(monkeypatch):
+    # Per-case CPU limits are set on the program's own pid (bubblewrap's grandchild).
+    source = 'extern "C" __global__ void k(int* out) { out[0] = 1; }\n// pid\n'
+    built = compile_source(source, ("k",))
+    proc = ProgramProcess(built.programs["fast"], 5)
+    try:
+        for _ in range(100):
+            pid = proc._program_pid()
+            if pid:
+                break
+            time.sleep(0.02)
+        assert pid and pid != proc.proc.pid
+        assert jail.cpu_seconds(pid) is not None and jail.vm_peak_bytes(pid)
+        monkeypatch.setattr(Path, "read_text", _no_children(Path.read_text))
+        assert jail._children(proc.proc.pid) != []  # the /proc scan when "children" is missing
+    finally:
+        proc.kill()
+
+
+def _no_children(read_text):
+    def patched(self, *args, **kwargs):
+        if self.name == "children":
+            raise FileNotFoundError(self)
+        return read_text(self, *args, **kwargs)
+    return patched
