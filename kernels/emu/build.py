@@ -33,7 +33,7 @@ from kernels.emu import jail
 from kernels.emu.launcher import LAUNCHER_FILE, LEARNER_FILE
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
-RUNTIME_SOURCES = ("kdojo_rt.cpp", "kdojo_host.cpp", "kdojo_sandbox.cpp", "kdojo_check.cpp")
+RUNTIME_SOURCES = ("kdojo_rt.cpp", "kdojo_host.cpp", "kdojo_sandbox.cpp", "kdojo_check.cpp", "kdojo_profile.cpp")
 VARIANTS = ("fast", "check")
 STACK_KIB = 128  # an emulated thread's stack in the fast build (runtime/kdojo_rt.cpp: kStackBytes)
 _COMMON = ["-std=gnu++17", "-g1", "-fno-strict-aliasing", "-fno-exceptions", "-fno-rtti"]

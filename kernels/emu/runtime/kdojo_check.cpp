@@ -15,6 +15,7 @@
 // Fault messages carry "@@PC:0x…@@" where a line is wanted; the host side
 // symbolises them (addr2line) into the learner's line numbers.
 #include "kdojo_rt_internal.h"
+#include "kdojo_profile.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -199,6 +200,7 @@ void access(uintptr_t a, size_t size, bool write, bool atomic, uint64_t pc) {
     Region* r = find(g_launch, a);
     if (!r) r = find(g_statics, a);
     if (!r) return;  // the learner's own locals, string literals, heap: not tracked
+    if (g_profile) profile_access(r->kind != R_BUFFER, a, size, write, atomic, pc);  // #16
     if (a < r->lo || a + size > r->hi) out_of_bounds(*r, a, size, write, pc);
     track(*r, a, size, write, atomic, pc);
 }
@@ -219,6 +221,7 @@ void access_aligned(uintptr_t a, size_t size, bool write, uint64_t pc) {
 
 void check_launch_begin() {
     g_launch.clear();
+    profile_launch_begin();  // #16
     for (const BufferRegion& b : g_buffers) {
         auto base = reinterpret_cast<uintptr_t>(b.base);
         g_launch.push_back(make_region(R_BUFFER, b.name, base + b.payload_offset, base + b.payload_offset + b.payload_bytes,
@@ -263,6 +266,7 @@ void check_block_begin() {
 
 void check_launch_end() {
     resolve_pending();
+    profile_launch_end();  // #16
     g_races = 0;
     g_benign = 0;
     g_uninit_reported = false;

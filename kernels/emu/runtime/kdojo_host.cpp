@@ -6,6 +6,7 @@
 // case. kernels/emu/protocol.py is the other end; the layout is described
 // there. The sandbox (kdojo_sandbox.cpp) is in place before main runs.
 #include "kdojo_rt_internal.h"
+#include "kdojo_profile.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -172,6 +173,8 @@ bool serve_one() {
     if (!rd(magic)) return false;
     if (magic != kRequestMagic || !rd(mode) || !rd(nbuf)) return false;
     g_adversarial = (mode & 1u) != 0;
+    g_profile = (mode & 2u) != 0;  // count for the profiler (#16, kdojo_profile.cpp)
+    profile_request_begin();
     g_sink = Sink{};
     for (uint32_t i = 0; i < nbuf; ++i) {
         BufferRegion b;

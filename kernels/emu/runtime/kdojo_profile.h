@@ -1,0 +1,21 @@
+// Kernel Dojo CPU emulator: the profiler's counters (#16), fed by the check
+// build's memory hooks (kdojo_check.cpp) when a request asks for them (mode
+// bit 2, see kernels/emu/protocol.py). Never seen by learner code.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace kdojo {
+
+extern bool g_profile;  // this request counts (set per request by kdojo_host.cpp)
+
+void profile_request_begin();
+void profile_launch_begin();
+// One load, store or atomic of learner code on a judge buffer (global) or on
+// shared memory, by the running thread of the running block.
+void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool atomic, uint64_t pc);
+// Folds the launch's accesses into per-warp-instruction metrics and adds them
+// to the answer as one "profile" diagnostic (pc: the launch's 1-based index).
+void profile_launch_end();
+
+}  // namespace kdojo

@@ -1,0 +1,87 @@
+"""The emulator's profiler counts (#16): one profiled run of the check program.
+
+The check build already sees every load and store of learner code (GCC's TSan
+instrumentation, runtime/kdojo_check.cpp). A request with mode bit 2 makes the
+runtime group those accesses into warp-wide instructions and answer, per
+launch, one "profile" diagnostic of `key=value` counts (runtime/kdojo_profile.cpp).
+The answer comes from the learner's process, so it is parsed as untrusted data:
+known keys only, non-negative integers, bounded.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+
+from kernels.emu.process import Crash
+from kernels.emu.protocol import WireResponse
+
+MODE_PROFILE = 2
+COUNT_KEYS = ("gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "gst_ideal", "shd_req",
+              "shd_wavefronts", "shd_ideal", "shd_max_ways", "warp_inst", "active_lanes", "atom_ops",
+              "atom_addrs", "atom_max", "truncated")
+_MAX_COUNT = 1 << 62
+# The profiled case must stay small: the check build is slow and records every access.
+PROFILE_MAX_THREADS = 1 << 16
+
+
+class ProfileUnavailable(Exception):
+    """No counts for this run (too big, crashed, or an answer we cannot read); one line why."""
+
+
+def profile_request(request: bytes) -> bytes:
+    """`request` (kernels.emu.protocol.encode_request) asking for counts, in natural order."""
+    magic, = struct.unpack_from("<I", request, 0)
+    return struct.pack("<II", magic, MODE_PROFILE) + request[8:]
+
+
+def parse_counts(text: str) -> dict[str, int]:
+    """One launch's `key=value;…` counts; ValueError unless exactly the known keys."""
+    counts: dict[str, int] = {}
+    for item in text[:2000].split(";"):
+        key, sep, value = item.partition("=")
+        if not sep or key not in COUNT_KEYS or key in counts or not value.isdigit() or len(value) > 19:
+            raise ValueError(f"bad profile item {item[:40]!r}")
+        counts[key] = min(int(value), _MAX_COUNT)
+    if set(counts) != set(COUNT_KEYS):
+        raise ValueError("profile counts incomplete")
+    return counts
+
+
+def launch_counts(response: WireResponse) -> list[dict[str, int]]:
+    """Counts per launch, in launch order (the diagnostic's pc is the 1-based launch index)."""
+    found = {}
+    for diag in response.diagnostics:
+        if diag.kind == "profile" and 1 <= diag.pc <= 64 and diag.pc not in found:
+            found[diag.pc] = parse_counts(diag.message)
+    return [found[i] for i in sorted(found)]
+
+
+def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s: float) -> list[dict[str, int]]:
+    """Run one case's launches on the check program with counting on; counts per launch.
+
+    Uses the emulator backend's own wire format and process (the learner's
+    program stays in its sandbox); the buffers are not copied back."""
+    from kernels.emu import backend as emu
+
+    threads = sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in launches)
+    if threads > PROFILE_MAX_THREADS:
+        raise ProfileUnavailable(f"the profiled case has {threads} threads (at most {PROFILE_MAX_THREADS})")
+    order = list(buffers)
+    wire = [emu.WireBuffer(name, emu._bytes_view(buffers[name].full), buffers[name].payload_offset_bytes,
+                           buffers[name].size * buffers[name].full.dtype.itemsize,
+                           buffers[name].full.dtype.itemsize) for name in order]
+    request = emu.encode_request(wire, [emu._wire_launch(launch, order) for launch in launches], adversarial=False)
+    cpu_s = emu._cpu_budget(timeout_s)
+    got = program.handle.process("check", cpu_s).call(profile_request(request), timeout_s, cpu_s)
+    if isinstance(got, Crash) or got.fault_name is not None:
+        raise ProfileUnavailable("the profiled run did not finish")
+    try:
+        counts = launch_counts(got)
+    except ValueError as exc:
+        raise ProfileUnavailable(f"unreadable counts: {exc}") from None
+    if len(counts) != len(launches):
+        raise ProfileUnavailable("the profiled run did not count every launch")
+    return counts
