@@ -187,6 +187,8 @@ def torch_baseline(exercise_id: str, arrays: dict, case: dict, bf16: frozenset =
     if exercise_id == "convolution.conv1d":
         x, w = t["x"][None, None], t["w"][None, None]
         return lambda: torch.nn.functional.conv1d(x, w, padding=int(case["R"]))
+    if exercise_id in ("attention.three_kernels", "flash-attention.forward"):
+        return sdpa_baseline(torch, t, case, math=exercise_id.startswith("attention."))
     if exercise_id.startswith("gemm-epilogue."):
         n = int(case["N"])
         bias = t["bias"][:n].to(t["A"].dtype)
@@ -207,6 +209,21 @@ def _torch_rope(torch, q, k, case: dict):
         return torch.cat((-x[..., d // 2:], x[..., : d // 2]), dim=-1)
 
     return lambda: (q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin)
+
+
+def sdpa_baseline(torch, t: dict, case: dict, math: bool):
+    """torch scaled_dot_product_attention on (1, BH, S, D), pinned to one backend:
+    MATH (the unfused reference) or FLASH_ATTENTION (FlashAttention-2 kernels)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    backend = SDPBackend.MATH if math else SDPBackend.FLASH_ATTENTION
+    q, k, v = (t[name][None] for name in ("Q", "K", "V"))
+    causal = bool(int(case["causal"]))
+
+    def run():
+        with sdpa_kernel(backend):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return run
 
 
 def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int, source_name: str = "reference.cu") -> list[str]:
