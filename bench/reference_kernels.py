@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kernels.buffers import storage_dtype  # noqa: E402
+from kernels.buffers import storage_dtype, to_float64  # noqa: E402
 from kernels.catalog import load_catalog  # noqa: E402
 from kernels.constants import read_constants  # noqa: E402
 from kernels.cuda_backend import allow_dynamic_shared, device_arch  # noqa: E402
@@ -189,6 +189,14 @@ def torch_baseline(exercise_id: str, arrays: dict, case: dict, bf16: frozenset =
         return lambda: torch.nn.functional.conv1d(x, w, padding=int(case["R"]))
     if exercise_id in ("attention.three_kernels", "flash-attention.forward"):
         return sdpa_baseline(torch, t, case, math=exercise_id.startswith("attention."))
+    if exercise_id == "quant-gemv.int8_gemv":  # dequantise to bf16, then a matrix-vector product
+        w, scales, x = t["W"], t["scales"], t["x"]
+        return lambda: (w.to(torch.bfloat16) * scales.to(torch.bfloat16).repeat_interleave(
+            128, dim=1)[:, : w.shape[1]]) @ x
+    if exercise_id == "gated-mlp.glu":  # the halves as views, the activation, the product
+        gate, up = t["gate_up"].chunk(2, dim=-1)
+        act = torch.nn.functional.silu if int(case["act"]) == 0 else torch.nn.functional.gelu
+        return lambda: act(gate) * up
     if exercise_id.startswith("gemm-epilogue."):
         n = int(case["N"])
         bias = t["bias"][:n].to(t["A"].dtype)
@@ -263,9 +271,12 @@ def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int, sour
             launch_all(cp, functions, launches, arrays)
             got = framework({**arrays, **before}, cdict)
             for name, value in (got or {}).items():  # the reference kernel must agree with the framework
-                mine = arrays[name].reshape(-1)[: value.size]  # a variable-length result (compaction): its prefix
-                diff = float(cp.max(cp.abs(mine.astype(cp.float64) - value.reshape(-1).astype(cp.float64))))
-                size = float(cp.max(cp.abs(value.astype(cp.float64))))
+                dtype = next(b.dtype for b in exercise.buffers if b.name == name)
+                # values, not storage: bfloat16 bit patterns (uint16) differ by 0x8000 between -0 and +0
+                mine = to_float64(arrays[name].reshape(-1)[: value.size], dtype)  # a variable-length result: its prefix
+                theirs = to_float64(value.reshape(-1), dtype)
+                diff = float(cp.max(cp.abs(mine - theirs)))
+                size = float(cp.max(cp.abs(theirs)))
                 cols["agree"] = f"{diff / max(size, 1e-30):.1e}"
         cols["ref_ms"] = timer.median_ms(lambda: launch_all(cp, functions, launches, arrays), zero_scratch)
         if framework is not None:
