@@ -177,6 +177,11 @@ def torch_baseline(exercise_id: str, arrays: dict, case: dict, bf16: frozenset =
         return lambda: torch.nn.functional.rms_norm(residual.add_(x), (x.shape[-1],), weight, 1e-5)
     if exercise_id == "rope.qk_inplace":
         return _torch_rope(torch, t["q"], t["k"], case)
+    if exercise_id == "cross-entropy.fused":  # the mean loss forward and its gradient, as training runs them
+        logits, target = t["logits"].detach().requires_grad_(), t["targets"].long()
+        return lambda: torch.autograd.grad(torch.nn.functional.cross_entropy(logits, target), logits)
+    if exercise_id == "topk.rows":  # values and indices, sorted
+        return lambda: torch.topk(t["logits"], int(case["k"]), dim=-1)
     if exercise_id == "row-reductions.softmax":
         return lambda: torch.softmax(t["x"], dim=-1)
     if exercise_id == "row-reductions.layernorm":
@@ -187,7 +192,7 @@ def torch_baseline(exercise_id: str, arrays: dict, case: dict, bf16: frozenset =
     if exercise_id == "convolution.conv1d":
         x, w = t["x"][None, None], t["w"][None, None]
         return lambda: torch.nn.functional.conv1d(x, w, padding=int(case["R"]))
-    if exercise_id in ("attention.three_kernels", "flash-attention.forward"):
+    if exercise_id in ("attention.three_kernels", "attention.fused_rows", "flash-attention.forward"):
         return sdpa_baseline(torch, t, case, math=exercise_id.startswith("attention."))
     if exercise_id == "quant-gemv.int8_gemv":  # dequantise to bf16, then a matrix-vector product
         w, scales, x = t["W"], t["scales"], t["x"]
