@@ -278,10 +278,11 @@ def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int, sour
             for name, value in (got or {}).items():  # the reference kernel must agree with the framework
                 dtype = next(b.dtype for b in exercise.buffers if b.name == name)
                 # values, not storage: bfloat16 bit patterns (uint16) differ by 0x8000 between -0 and +0
-                mine = to_float64(arrays[name].reshape(-1)[: value.size], dtype)  # a variable-length result: its prefix
-                theirs = to_float64(value.reshape(-1), dtype)
-                diff = float(cp.max(cp.abs(mine - theirs)))
-                size = float(cp.max(cp.abs(theirs)))
+                # on the host: to_float64 is numpy (cupy refuses an implicit conversion)
+                mine = to_float64(cp.asnumpy(arrays[name].reshape(-1)[: value.size]), dtype)  # a variable-length result: its prefix
+                theirs = to_float64(cp.asnumpy(value.reshape(-1)), dtype)
+                diff = float(np.max(np.abs(mine - theirs)))
+                size = float(np.max(np.abs(theirs)))
                 cols["agree"] = f"{diff / max(size, 1e-30):.1e}"
         cols["ref_ms"] = timer.median_ms(lambda: launch_all(cp, functions, launches, arrays), zero_scratch)
         if framework is not None:
