@@ -134,7 +134,7 @@ def _progress(event: dict[str, Any]) -> None:
     stage = event.get("stage")
     if stage in ("test_start", "testing"):  # shown as the case starts (a hang shows as one)
         print(f"\r  testing {event['index'] + 1}/{event['total']}", end="", file=sys.stderr)
-    elif stage in ("compiling", "benchmarking", "done"):
+    elif stage in ("compiling", "benchmarking", "profiling", "done"):
         print(f"\r  {stage}…{' ' * 12}", end="\n" if stage == "done" else "", file=sys.stderr)
 
 
@@ -156,6 +156,9 @@ def render(doc: dict[str, Any], colour: bool = False) -> str:
     for d in doc["diagnostics"]:
         lines.append(f"  {d['kind']} (line {d['line']}): {d['message']}")
     lines += _render_bench(doc)
+    from kernels.profile import render as render_profile  # #16
+
+    lines += render_profile(doc)
     if "timings_note" in doc:
         lines.append(f"\n  note: {doc['timings_note']}")
     t = doc["timings"]

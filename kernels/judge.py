@@ -223,6 +223,9 @@ class Judge:
                 state.stage = "benchmarking"
                 # + peak-bandwidth measurement (first job only) and input generation
                 deadline = time.monotonic() + exercise.limits.bench_s + 2 * SLACK_S + 5
+            elif stage == "_profile_start":  # #16: one more checked run and one NVRTC compile
+                state.stage = "profiling"
+                deadline = time.monotonic() + exercise.limits.run_s + exercise.limits.compile_s + 2 * SLACK_S
             elif stage == "_result":
                 job.sent_result = True
                 return event["result"]

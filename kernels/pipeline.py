@@ -72,7 +72,9 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
     emit({"stage": "tested", "verdict": outcome.verdict, "message": str(outcome.message),
           **result_doc.code_fields(outcome.message), "benchmark_follows": bool(will_bench)})
     if not will_bench:
-        return finish(outcome.verdict, outcome.message, tests, diags, None)
+        profile = _profile(exercise, source, backend, program, compiled, seed, emit) \
+            if outcome.verdict == "accepted" else None
+        return finish(outcome.verdict, outcome.message, tests, diags, None, profile)
     bench_started = time.perf_counter()
     emit({"stage": "_bench_start"})
     from kernels.bench_run import run_benchmark  # imports cupy: only on timing backends
@@ -88,14 +90,27 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
 
 def _finisher(exercise: Exercise, backend: Backend, compiled: CompileResult, started: float,
               timings: dict[str, float]) -> Callable[..., dict[str, Any]]:
-    def finish(verdict: str, message: str, tests: list, diags: list, benchmark: Any) -> dict[str, Any]:
+    def finish(verdict: str, message: str, tests: list, diags: list, benchmark: Any,
+               profile: dict[str, Any] | None = None) -> dict[str, Any]:
         timings["total_s"] = time.perf_counter() - started
         return result_doc.build(
             exercise=exercise.id, backend=backend.name, device=backend.device_info(),
             verdict=verdict, message=message, compile_=compiled.to_dict(), tests=tests,
             diagnostics=[d.to_dict() for d in diags], benchmark=benchmark, timings=timings,
-            timings_note=None if backend.supports_timing else EMU_TIMINGS_NOTE)
+            timings_note=None if backend.supports_timing else EMU_TIMINGS_NOTE, profile=profile)
     return finish
+
+
+def _profile(exercise: Exercise, source: str, backend: Backend, program: Any, compiled: CompileResult,
+             seed: int, emit: Emit) -> dict[str, Any] | None:
+    """The profiler's view of an accepted attempt (#16); it never changes the verdict."""
+    from kernels import profile_run
+
+    if not profile_run.enabled(exercise, backend.name):
+        return None
+    emit({"stage": "_profile_start"})
+    emit({"stage": "profiling"})
+    return profile_run.profile_emulated(exercise, source, backend, program, compiled.constants, seed)
 
 
 def _compile_message(compiled: CompileResult) -> str:

@@ -8,6 +8,9 @@ Additive to v1 (issue #13): `message_code` + `message_params` next to the
 English `message` (on the document and on each test), so that the web can say
 the same thing in the reader's language. A reader that does not know a code
 shows the English `message`. The codes are `MESSAGE_CODES` (docs/judge.md).
+
+Additive to v1 (issue #16): `profile`, only where a passing attempt was
+profiled (kernels/profile.py has its shape and validator).
 """
 
 from __future__ import annotations
@@ -40,6 +43,12 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "fault": ("name", "detail"),  # name: the fault's own (English) name, e.g. "out-of-bounds read"
     "time_limit": ("seconds",),
     "process_died": ("how",),
+    # profile findings (#16): kernels/profile_findings.py, each with the lesson that teaches the fix
+    "profile_uncoalesced": ("kernel", "access", "sectors", "ideal"),
+    "profile_bank_conflicts": ("kernel", "wavefronts", "ideal", "ways"),
+    "profile_atomic_contention": ("kernel", "per_address", "max"),
+    "profile_divergence": ("kernel", "efficiency_pct"),
+    "profile_low_occupancy": ("kernel", "occupancy_pct", "limiter"),
 }
 
 
@@ -73,7 +82,7 @@ def build(*, exercise: str, backend: str, verdict: str, message: str,
           device: dict[str, Any] | None = None, compile_: dict[str, Any] | None = None,
           tests: list[dict[str, Any]] | None = None, diagnostics: list[dict[str, Any]] | None = None,
           benchmark: dict[str, Any] | None = None, timings: dict[str, float] | None = None,
-          timings_note: str | None = None) -> dict[str, Any]:
+          timings_note: str | None = None, profile: dict[str, Any] | None = None) -> dict[str, Any]:
     """One v1 document. Every entry point (CLI, web worker) goes through here."""
     if verdict not in VERDICTS:
         raise ValueError(f"unknown verdict {verdict!r}")
@@ -93,6 +102,8 @@ def build(*, exercise: str, backend: str, verdict: str, message: str,
     }
     if timings_note:
         doc["timings_note"] = timings_note
+    if profile is not None:
+        doc["profile"] = profile
     return doc
 
 
@@ -111,7 +122,7 @@ def validate(doc: Any) -> list[str]:
     missing = sorted(required - set(doc))
     if missing:
         return [f"missing keys: {', '.join(missing)}"]
-    extra = sorted(set(doc) - required - {"timings_note", "message_code", "message_params"})
+    extra = sorted(set(doc) - required - {"timings_note", "message_code", "message_params", "profile"})
     _expect(errors, not extra, f"unknown keys: {', '.join(extra)}")
     _expect(errors, doc["version"] == VERSION, "version must be 1")
     _expect(errors, doc["verdict"] in VERDICTS, f"bad verdict {doc['verdict']!r}")
@@ -126,6 +137,10 @@ def validate(doc: Any) -> list[str]:
         "diagnostics entries need kind, line, message")
     if doc["benchmark"] is not None:
         _validate_benchmark(errors, doc["benchmark"])
+    if "profile" in doc:  # additive to v1 (#16): only on a profiled pass
+        from kernels.profile import validate as validate_profile
+
+        errors += validate_profile(doc["profile"])
     timings = doc["timings"]
     _expect(errors, isinstance(timings, dict) and all(
         isinstance(timings.get(k), (int, float)) for k in TIMING_KEYS), "timings incomplete")

@@ -158,6 +158,7 @@ class Exercise:
     spec_path: Path
     lesson_dir: Path
     instructions: dict[str, Path] = field(default_factory=dict)
+    profile_enabled: bool = True  # [profile] enabled = false: never profiled (#16)
 
     @property
     def starter_path(self) -> Path:

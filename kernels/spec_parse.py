@@ -13,7 +13,7 @@ from kernels.spec import (DIFFICULTIES, DTYPES, INITS, POINTER_CTYPES, ROLES, Ar
 
 _EXERCISE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*\.[a-z0-9][a-z0-9_-]*$")
 _TOP_KEYS = {"id", "title", "difficulty", "xp", "hints", "kernels", "dims", "constants",
-             "buffers", "launch", "check", "tests", "benchmark", "limits"}
+             "buffers", "launch", "check", "tests", "benchmark", "limits", "profile"}
 
 
 class _Ctx:
@@ -85,7 +85,15 @@ def build_exercise(path: Path, data: dict[str, Any], lesson_dir: Path) -> Exerci
         hints={k: tuple(v) for k, v in hints.items()}, kernels=kernels, dims=dims,
         constants=constants, buffers=buffers, launches=launches, rtol=rtol, atol=atol,
         tests=tests, benchmark=benchmark, limits=_limits(ctx, data), folder=folder,
-        spec_path=path, lesson_dir=lesson_dir.resolve(), instructions=instructions)
+        spec_path=path, lesson_dir=lesson_dir.resolve(), instructions=instructions,
+        profile_enabled=_profile_enabled(ctx, data))
+
+
+def _profile_enabled(ctx: _Ctx, data: dict) -> bool:
+    """`[profile] enabled = false` turns the profiler off for this exercise (#16)."""
+    table = ctx.get(data, "profile", "profile", dict, default={})
+    _no_unknown(ctx, table, "profile", {"enabled"})
+    return ctx.get(table, "enabled", "profile.enabled", bool, default=True)
 
 
 def _lang_table(ctx: _Ctx, data: dict, key: str, kind: type, default: Any = ...) -> dict:

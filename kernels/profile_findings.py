@@ -1,0 +1,77 @@
+"""One to three plain findings from a profile (#16), each a message code with
+parameters (kernels/result.py MESSAGE_CODES, translated by the web) and the
+lesson that teaches the fix. Thresholds are deliberately coarse: a finding is
+said only when the counts leave no doubt (half again the ideal, or worse)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernels.result import Message
+
+LESSONS = {
+    "profile_uncoalesced": "/lessons/coalescing",
+    "profile_bank_conflicts": "/lessons/shared-tiling",
+    "profile_atomic_contention": "/lessons/histogram",
+    "profile_divergence": "/lessons/warp-broadcast",
+    "profile_low_occupancy": None,  # no lesson teaches occupancy yet
+}
+MAX_FINDINGS = 3
+
+
+def _finding(severity: float, text: str, code: str, **params: Any) -> tuple[float, dict[str, Any]]:
+    message = Message(text, code, **params)
+    return severity, {"code": code, "params": dict(message.params), "message": str(message),
+                      "lesson": LESSONS[code]}
+
+
+def _kernel_findings(k: dict[str, Any]) -> list[tuple[float, dict[str, Any]]]:
+    m, name, out = k["metrics"], k["name"], []
+    for access, key in (("load", "global_load"), ("store", "global_store")):
+        got, ideal = m[f"{key}_sectors_per_request"], m[f"{key}_ideal_sectors_per_request"]
+        if got and ideal and got >= 1.5 * ideal:
+            out.append(_finding(got / ideal, f"{name}: global {access}s touch {got:g} sectors of 32 bytes per "
+                                f"request where {ideal:g} would do: neighbouring threads access addresses far apart",
+                                "profile_uncoalesced", kernel=name, access=access, sectors=got, ideal=ideal))
+    waves, ideal = m["shared_wavefronts_per_request"], m["shared_ideal_wavefronts_per_request"]
+    if waves and ideal and waves >= 1.5 * ideal:
+        ways = m["shared_bank_conflict_ways_max"] or 0
+        out.append(_finding(waves / ideal, f"{name}: shared memory needs {waves:g} passes per request where "
+                            f"{ideal:g} would do (up to {ways}-way bank conflicts)",
+                            "profile_bank_conflicts", kernel=name, wavefronts=waves, ideal=ideal, ways=ways))
+    mean, threads = m["atomics_per_address_mean"], _threads(k)
+    # one atomic per block or per warp into one total is the usual, cheap pattern;
+    # contention is many threads (one in 16 or more) queueing on few addresses
+    if mean and mean >= 32 and m["atomics"] * 16 >= threads:
+        out.append(_finding(mean / 16, f"{name}: {mean:g} atomic operations per address on average: "
+                            "threads queue up on the same counters", "profile_atomic_contention",
+                            kernel=name, per_address=mean, max=m["atomics_per_address_max"] or 0))
+    eff = m["warp_execution_efficiency_pct"]
+    if eff is not None and eff < 50:
+        out.append(_finding(100 / max(eff, 1), f"{name}: on average only {eff:g}% of a warp's 32 lanes take part "
+                            "in its memory instructions: the warp's threads take different branches",
+                            "profile_divergence", kernel=name, efficiency_pct=eff))
+    occ = k["occupancy"]
+    if occ and occ["theoretical_pct"] < 50 and occ["limiter"] in ("registers", "shared_memory"):
+        pct = occ["theoretical_pct"]
+        out.append(_finding(50 / max(pct, 1), f"{name}: at most {pct:g}% of an SM's warps can be resident, "
+                            f"limited by {occ['limiter'].replace('_', ' ')}", "profile_low_occupancy",
+                            kernel=name, occupancy_pct=pct, limiter=occ["limiter"]))
+    return out
+
+
+def _threads(k: dict[str, Any]) -> int:
+    grid, block = k["grid"], k["block"]
+    return grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
+
+
+def findings(kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The worst problems first, at most MAX_FINDINGS, one per (code, kernel)."""
+    ranked = sorted((f for k in kernels for f in _kernel_findings(k)), key=lambda f: -f[0])
+    chosen, seen = [], set()
+    for _, f in ranked:
+        key = (f["code"], f["params"]["kernel"])
+        if key not in seen:
+            seen.add(key)
+            chosen.append(f)
+    return chosen[:MAX_FINDINGS]

@@ -1,0 +1,91 @@
+"""Profiling a passing attempt (#16): which case, the counts, the resources,
+the findings — the `profile` object of the result document.
+
+On the emulator: one test case (the largest with at most
+profile_emu.PROFILE_MAX_THREADS threads) runs once more on the check program
+with counting on, and NVRTC compiles the source for the reference GPU (sm_90)
+with `ptxas -v` for registers, shared memory, stack and spills. Nothing here
+can change a verdict: any failure gives no profile (and a log line), never an
+error. On a GPU the Nsight Compute path is not built yet (no profile).
+
+Staff switches: KDOJO_PROFILE=0 turns profiling off everywhere; a spec's
+`[profile] enabled = false` turns it off for one exercise.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import numpy as np
+
+from kernels import profile as prof
+from kernels import profile_emu
+from kernels.buffers import make_guarded
+from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
+from kernels.spec import Exercise
+
+log = logging.getLogger(__name__)
+PTXAS_OPTIONS = ["-lineinfo", "-std=c++17", "--gpu-architecture=sm_90", "-Xptxas", "-v"]
+
+
+def enabled(exercise: Exercise, backend_name: str) -> bool:
+    if os.environ.get("KDOJO_PROFILE", "1").strip().lower() in ("0", "false", "off", "no"):
+        return False
+    return exercise.profile_enabled and backend_name == "emu"
+
+
+def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[Any]] | None:
+    """(index, launches) of the largest test case the counter takes, or None."""
+    best = None
+    for index, case in enumerate(exercise.tests):
+        launches = resolve_launches(exercise.launches, env_for(case, constants))
+        threads = sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in launches)
+        if threads <= profile_emu.PROFILE_MAX_THREADS and (best is None or threads > best[0]):
+            best = (threads, index, launches)
+    return None if best is None else (best[1], best[2])
+
+
+def resources(source: str, exercise: Exercise, constants: dict[str, int]) -> dict[str, dict[str, int]]:
+    """ptxas's resources per kernel for sm_90 (NVRTC needs no GPU); {} if it cannot say."""
+    from kernels.compile import SIGNATURE_FILE, SOURCE_NAME
+    from kernels.nvrtc_child import CompilerLimit, compile_bounded
+
+    declarations = "\n".join(k.declaration() for k in exercise.kernels)
+    full = f'{source}\n#line 1 "{SIGNATURE_FILE}"\n{declarations}\n'
+    options = PTXAS_OPTIONS + [f"-D{k}={v}" for k, v in constants.items() if f"#define {k}" not in source]
+    try:
+        out = compile_bounded(full, SOURCE_NAME, options, exercise.limits.compile_s)
+    except (CompilerLimit, RuntimeError) as exc:
+        log.info("profile: no resources: %s", exc)
+        return {}
+    return prof.parse_ptxas(out.log) if out.ok else {}
+
+
+def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any,
+                     constants: dict[str, int], seed: int) -> dict[str, Any] | None:
+    """The `profile` object for an accepted attempt on the emulator, or None."""
+    picked = pick_case(exercise, constants)
+    if picked is None:
+        return None
+    index, launches = picked
+    case = exercise.tests[index]
+    rng = np.random.default_rng([seed, index])
+    inputs = load_reference(exercise).generate(case_dict(case, constants), rng)
+    shapes = buffer_shapes(exercise, env_for(case, constants))
+    buffers = {b.name: make_guarded(b.name, b.role, b.dtype, shapes[b.name], b.init,
+                                    inputs.get(b.name) if b.role in ("in", "inout") else None)
+               for b in exercise.buffers}
+    try:
+        counts = profile_emu.count(program, launches, buffers, exercise.limits.run_s)
+    except profile_emu.ProfileUnavailable as exc:
+        log.info("profile: %s: %s", exercise.id, exc)
+        return None
+    res = resources(source, exercise, constants)
+    kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
+                                 prof.metrics_from_counts(c)) for l, c in zip(launches, counts)]
+    from kernels.profile_findings import findings
+
+    note = "counted by the emulator; truncated" if any(c["truncated"] for c in counts) else ""
+    return prof.build("emulator", case.label, kernels, findings(kernels), note=note)

@@ -1,0 +1,117 @@
+"""The profile of a passing attempt on the emulator, end to end through the
+judge's pipeline (#16): the finding a learner should get, and no other."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+
+import pytest
+
+from kernels import result
+from kernels.catalog import REPO_ROOT, find_exercise
+from kernels.emu.backend import EmuBackend
+from kernels.pipeline import run_pipeline
+
+LESSONS = REPO_ROOT / "lessons"
+TRANSPOSE = LESSONS / "07-shared-tiling" / "exercises" / "transpose"
+
+
+def judge(exercise_id: str, source: str, exercise=None) -> dict:
+    exercise = exercise or find_exercise(exercise_id)
+    doc = run_pipeline(exercise, source, EmuBackend(), bench=False, seed=3, emit=lambda event: None)
+    assert result.validate(doc) == []
+    return doc
+
+
+def codes(doc: dict) -> list[str]:
+    return [f["code"] for f in doc["profile"]["findings"]]
+
+
+def test_the_reference_transpose_has_no_finding_and_its_resources():
+    doc = judge("shared-tiling.transpose", (TRANSPOSE / "reference.cu").read_text())
+    assert doc["verdict"] == "accepted"
+    prof = doc["profile"]
+    assert prof["source"] == "emulator" and prof["gpu"] == "H100" and prof["findings"] == []
+    (k,) = prof["kernels"]
+    assert k["name"] == "transpose"
+    assert k["metrics"]["shared_wavefronts_per_request"] == k["metrics"]["shared_ideal_wavefronts_per_request"]
+    assert k["resources"]["registers_per_thread"] > 0 and k["resources"]["static_shared_bytes"] >= 32 * 33 * 4
+    assert 0 < k["occupancy"]["theoretical_pct"] <= 100
+
+
+def test_a_transpose_without_shared_memory_is_told_about_coalescing():
+    doc = judge("shared-tiling.transpose", (TRANSPOSE / "solutions" / "correct" / "direct_no_shared.cu").read_text())
+    assert doc["verdict"] == "accepted"
+    (finding,) = doc["profile"]["findings"]
+    assert finding["code"] == "profile_uncoalesced" and finding["params"]["access"] == "store"
+    assert finding["lesson"] == "/lessons/coalescing"
+    assert finding["params"]["sectors"] >= 4 * finding["params"]["ideal"]
+
+
+def test_an_unpadded_tile_is_told_about_bank_conflicts():
+    source = (TRANSPOSE / "baselines" / "unpadded.cu").read_text().replace("transpose_unpadded", "transpose")
+    doc = judge("shared-tiling.transpose", source)
+    assert doc["verdict"] == "accepted"
+    assert codes(doc) == ["profile_bank_conflicts"]
+    finding = doc["profile"]["findings"][0]
+    assert finding["params"]["ways"] == 32 and finding["lesson"] == "/lessons/shared-tiling"
+
+
+def test_one_global_atomic_per_byte_is_told_about_contention():
+    # the lesson's naive baseline, with the grid-stride loop the exercise's launch needs
+    source = """extern "C" __global__ void histogram(const unsigned char* data, unsigned int* bins, int N) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < N; i += gridDim.x * blockDim.x)
+        atomicAdd(&bins[data[i]], 1u);
+}
+"""
+    doc = judge("histogram.bytes", source)
+    assert doc["verdict"] == "accepted"
+    assert "profile_atomic_contention" in codes(doc)
+    k = doc["profile"]["kernels"][0]["metrics"]
+    assert k["atomics"] > 0 and k["atomics_per_address_max"] >= k["atomics_per_address_mean"] >= 32
+
+
+def test_no_profile_for_a_failed_attempt():
+    source = (TRANSPOSE / "solutions" / "wrong" / "swapped_tile_indices.cu").read_text()
+    doc = judge("shared-tiling.transpose", source)
+    assert doc["verdict"] != "accepted" and "profile" not in doc
+
+
+def test_staff_can_switch_profiling_off(monkeypatch):
+    source = (TRANSPOSE / "reference.cu").read_text()
+    off = dataclasses.replace(find_exercise("shared-tiling.transpose"), profile_enabled=False)
+    assert "profile" not in judge("", source, off)
+    monkeypatch.setenv("KDOJO_PROFILE", "0")
+    assert "profile" not in judge("shared-tiling.transpose", source)
+
+
+def test_kdojo_judge_prints_a_compact_profile():
+    from kernels.cli import render
+
+    doc = judge("shared-tiling.transpose", (TRANSPOSE / "solutions" / "correct" / "direct_no_shared.cu").read_text())
+    text = render(doc)
+    assert "profile (emulator" in text and "registers/thread" in text and "→ /lessons/coalescing" in text
+
+
+@pytest.mark.parametrize("table, expected", [("[profile]\nenabled = false\n", False),
+                                              ("[profile]\nenabled = true\n", True), ("", True)])
+def test_the_spec_field_profile_enabled(tmp_path, table, expected):
+    from kernels.spec import load_spec
+
+    target = tmp_path / "transpose"
+    shutil.copytree(TRANSPOSE, target)
+    spec = target / "exercise.toml"
+    spec.write_text(spec.read_text() + "\n" + table)
+    assert load_spec(spec).profile_enabled is expected
+
+
+def test_a_bad_profile_table_names_its_field(tmp_path):
+    from kernels.spec import SpecError, load_spec
+
+    target = tmp_path / "transpose"
+    shutil.copytree(TRANSPOSE, target)
+    spec = target / "exercise.toml"
+    spec.write_text(spec.read_text() + '\n[profile]\nenabled = "no"\n')
+    with pytest.raises(SpecError, match="profile.enabled"):
+        load_spec(spec)
