@@ -1,0 +1,15 @@
+// BUG: rows of gate_up are taken as hidden apart, as if the input were [rows,
+// hidden]; they are 2 * hidden apart. Row 0 is right, every later row reads
+// the wrong values.
+#include <cuda_bf16.h>
+
+extern "C" __global__ void glu(const __nv_bfloat16* gate_up, __nv_bfloat16* out, int rows, int hidden, int act) {
+    const int row = blockIdx.y;
+    const int end = min(hidden, (int)(blockIdx.x + 1) * 2048);
+    for (int c = blockIdx.x * 2048 + threadIdx.x; c < end; c += blockDim.x) {
+        float g = __bfloat162float(gate_up[(size_t)row * hidden + c]);
+        float u = __bfloat162float(gate_up[(size_t)row * hidden + hidden + c]);
+        float a = act == 0 ? g / (1.0f + expf(-g)) : 0.5f * g * (1.0f + erff(g * 0.70710678f));
+        out[(size_t)row * hidden + c] = __float2bfloat16(a * u);
+    }
+}
