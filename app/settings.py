@@ -59,7 +59,7 @@ class Settings(BaseSettings):
     signin_attempts_per_15min: int = 10  # failed sign-ins per client address
     signin_failures_per_account: int = 5  # then a back-off from 15 s doubling to 15 min
     max_source_bytes: int = 65536
-    sse_poll_s: float = 0.25
+    sse_poll_s: float = 0.1  # an open stream is a short one (while judged): the verdict shows sooner
 
     reload_lessons: bool = False  # development: a watcher reloads lessons when files change
     reload_lessons_interval_s: float = 1.0
