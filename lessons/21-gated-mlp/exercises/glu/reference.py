@@ -51,8 +51,9 @@ def silu(g):
 
 
 def gelu(g):
-    erf = np.vectorize(math.erf, otypes=[np.float64])
-    return 0.5 * g * (1.0 + erf(g / math.sqrt(2.0)))
+    """0.5 g (1 + erf(g / sqrt 2)), as 0.5 g erfc(-g / sqrt 2): no cancellation in the far negative tail."""
+    erfc = np.vectorize(math.erfc, otypes=[np.float64])
+    return 0.5 * g * erfc(-g / math.sqrt(2.0))
 
 
 def reference(inputs: dict, case: dict) -> dict:
