@@ -76,6 +76,7 @@ def test_both_languages_have_the_same_sections_code_and_numbers(kit, folder):
     assert len(ko.code_blocks) == len(en.code_blocks) >= 2
     for (ko_info, ko_code), (en_info, en_code) in zip(ko.code_blocks, en.code_blocks):
         assert ko_info == en_info and ko_code == en_code, "code is shared; only prose is translated"
+    assert sum("tab=" in info for info, _ in en.code_blocks) >= 2, "a tabbed pair: PyTorch and CUDA"
     assert _table_numbers(en.body) == _table_numbers(ko.body) and len(_table_numbers(en.body)) >= 12
 
 
