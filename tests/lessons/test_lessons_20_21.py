@@ -93,6 +93,18 @@ def test_the_text_quotes_the_measured_percentages_in_both_languages(kit, folder)
     assert percents[0] == percents[1] and percents[0]
 
 
+@pytest.mark.parametrize("folder", LESSONS)
+def test_the_tables_numbers_are_the_ones_in_docs_benchmarks(kit, folder):
+    """The H100 times in the lesson tables are the ones recorded in docs/benchmarks.md."""
+    docs = (kit.LESSONS_DIR.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    section = docs.split("## Track 3: lessons 20 int8 GEMV and 21 gated MLP activations (#15)", 1)[1].split("\n## ", 1)[0]
+    recorded = set(re.findall(r"\d+\.\d+", section))
+    en = kit.read_text(folder, "en")
+    times = re.findall(r"\d+\.\d{4}", "\n".join(l for l in en.body.splitlines() if l.startswith("|")))
+    assert len(times) >= 15 and set(times) <= recorded, set(times) - recorded
+    assert BENCH_COMMAND in section
+
+
 # --- Exercise folders, hints and the int8 dtype ----------------------------------------
 
 @pytest.mark.parametrize(("folder", "name"), EXERCISES)
