@@ -85,7 +85,8 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
     if problem:
         return finish("wrong_answer", Message(problem, "bench_wrong", case="", detail=problem),
                       tests, diags, None)
-    return finish("accepted", outcome.message, tests, diags, benchmark)
+    profile = _profile(exercise, source, backend, program, compiled, seed, emit)
+    return finish("accepted", outcome.message, tests, diags, benchmark, profile)
 
 
 def _finisher(exercise: Exercise, backend: Backend, compiled: CompileResult, started: float,
@@ -110,7 +111,7 @@ def _profile(exercise: Exercise, source: str, backend: Backend, program: Any, co
         return None
     emit({"stage": "_profile_start"})
     emit({"stage": "profiling"})
-    return profile_run.profile_emulated(exercise, source, backend, program, compiled.constants, seed)
+    return profile_run.profile_attempt(exercise, source, backend, program, compiled.constants, seed)
 
 
 def _compile_message(compiled: CompileResult) -> str:

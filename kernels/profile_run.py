@@ -6,7 +6,8 @@ profile_emu.PROFILE_MAX_THREADS threads) runs once more on the check program
 with counting on, and NVRTC compiles the source for the reference GPU (sm_90)
 with `ptxas -v` for registers, shared memory, stack and spills. Nothing here
 can change a verdict: any failure gives no profile (and a log line), never an
-error. On a GPU the Nsight Compute path is not built yet (no profile).
+error. On a GPU with `ncu`, kernels/profile_gpu.py measures the largest test
+case instead (within its own time budget).
 
 Staff switches: KDOJO_PROFILE=0 turns profiling off everywhere; a spec's
 `[profile] enabled = false` turns it off for one exercise.
@@ -30,10 +31,37 @@ log = logging.getLogger(__name__)
 PTXAS_OPTIONS = ["-lineinfo", "-std=c++17", "--gpu-architecture=sm_90", "-Xptxas", "-v"]
 
 
+def switched_on() -> bool:
+    """The staff's global switch: KDOJO_PROFILE=0 (or false/off/no) turns profiling off."""
+    return os.environ.get("KDOJO_PROFILE", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
 def enabled(exercise: Exercise, backend_name: str) -> bool:
-    if os.environ.get("KDOJO_PROFILE", "1").strip().lower() in ("0", "false", "off", "no"):
+    if not switched_on() or not exercise.profile_enabled:
         return False
-    return exercise.profile_enabled and backend_name == "emu"
+    if backend_name == "cuda":
+        from kernels.profile_gpu import ncu_path
+
+        return ncu_path() is not None
+    return backend_name == "emu"
+
+
+def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
+                    constants: dict[str, int], seed: int) -> dict[str, Any] | None:
+    """The profile for an accepted attempt on either backend, or None."""
+    if backend.name == "emu":
+        return profile_emulated(exercise, source, backend, program, constants, seed)
+    from kernels.profile_gpu import profile_on_gpu
+
+    # on a GPU: the largest test case (ncu's replays keep it to a few launches)
+    index = max(range(len(exercise.tests)), key=lambda i: _threads(exercise, constants, i))
+    return profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent,
+                          resources(source, exercise, constants))
+
+
+def _threads(exercise: Exercise, constants: dict[str, int], index: int) -> int:
+    launches = resolve_launches(exercise.launches, env_for(exercise.tests[index], constants))
+    return sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in launches)
 
 
 def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[Any]] | None:
