@@ -117,3 +117,15 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
 
     note = "counted by the emulator; truncated" if any(c["truncated"] for c in counts) else ""
     return prof.build("emulator", case.label, kernels, findings(kernels), note=note)
+
+
+def status(backend_name: str | None) -> dict[str, Any]:
+    """For /api/status: whether attempts get a profile here, and who measures it."""
+    on = switched_on()
+    if backend_name == "cuda":
+        from kernels.profile_gpu import ncu_path
+
+        found = ncu_path() is not None
+        return {"enabled": on and found, "source": "ncu" if found else None, "ncu": found}
+    return {"enabled": on and backend_name == "emu", "source": "emulator" if backend_name == "emu" else None,
+            "ncu": False}

@@ -1,6 +1,8 @@
 """GET /api/status: which judge backend runs submissions and how busy the queue is.
 
-The UI uses `timings_available` to say that emulator results carry no GPU timings.
+The UI uses `timings_available` to say that emulator results carry no GPU timings,
+and `profiler` ({enabled, source: "ncu" | "emulator" | null, ncu}) to say whether a
+passing attempt gets a profile (#16; on a GPU worker only where `ncu` is found).
 Admins also get `sandbox`: the `kdojo sandbox check` layers (kernels/doctor.py),
 probed at most every SANDBOX_TTL_S (the probe starts an NVRTC helper).
 """
@@ -43,6 +45,12 @@ def sandbox_summary(state, backend: str | None) -> list[dict]:
         return cached[1]
 
 
+def _profiler(backend: str | None) -> dict:
+    from kernels.profile_run import status as profiler_status
+
+    return profiler_status(backend)
+
+
 @router.get("/status")
 def status(request: Request, session: SessionDep, user: CurrentUser) -> dict:
     backend, problem = request.app.state.judge_backend
@@ -50,6 +58,7 @@ def status(request: Request, session: SessionDep, user: CurrentUser) -> dict:
         "backend": backend,
         "backend_problem": problem,
         "timings_available": backend == "cuda",
+        "profiler": _profiler(backend),  # #16: does a passing attempt get a profile, from ncu or the emulator
         **queue_counts(session),
     }
     if user is not None and user.role == "admin":

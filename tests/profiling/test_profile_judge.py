@@ -115,3 +115,13 @@ def test_a_bad_profile_table_names_its_field(tmp_path):
     spec.write_text(spec.read_text() + '\n[profile]\nenabled = "no"\n')
     with pytest.raises(SpecError, match="profile.enabled"):
         load_spec(spec)
+
+
+def test_the_status_says_who_profiles(monkeypatch):
+    from kernels.profile_run import status
+
+    assert status("emu") == {"enabled": True, "source": "emulator", "ncu": False}
+    monkeypatch.setattr("kernels.profile_gpu.ncu_path", lambda: None)
+    assert status("cuda") == {"enabled": False, "source": None, "ncu": False}
+    monkeypatch.setenv("KDOJO_PROFILE", "off")
+    assert status("emu")["enabled"] is False

@@ -182,6 +182,7 @@ def test_status_says_which_backend_judges_and_whether_timings_exist(client, app)
     ok, why = emu_available()
     assert body["backend"] == ("emu" if ok else None)
     assert (body["backend_problem"] == "") == ok
+    assert body["profiler"]["source"] == ("emulator" if ok else None)  # #16
 
 
 def test_anonymous_browsers_behind_one_address_have_their_own_pending_cap_but_share_an_address_cap(client, app):
