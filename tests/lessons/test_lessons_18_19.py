@@ -363,3 +363,19 @@ def test_solution_verdicts_on_the_emulator(kit, folder, name):
 @pytest.mark.parametrize(("folder", "name"), EXERCISES)
 def test_solution_verdicts_on_the_gpu(kit, folder, name):
     _verdicts("cuda", folder, name, kit)
+
+
+@pytest.mark.parametrize("folder", LESSONS)
+def test_table_times_are_the_recorded_h100_run(kit, folder):
+    """Every time and percentage in the lesson's tables is, rounded, a number of the
+    run recorded in docs/benchmarks.md (no number in a lesson without its record)."""
+    doc = (kit.LESSONS_DIR.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    section = doc.split("## Track 3: lessons 18 cross-entropy and 19 top-k (#15)", 1)[1].split("\n## ", 1)[0]
+    recorded = [float(n) for n in re.findall(r"\d+\.\d+", section)]
+    for lang in ("ko", "en"):
+        rows = [l for l in kit.read_text(folder, lang).body.splitlines() if l.startswith("|")]
+        shown = re.findall(r"(\d+\.\d+) (?:ms|%)", "\n".join(rows))
+        assert len(shown) >= 12, (folder, lang)
+        for text in shown:
+            places = len(text.split(".")[1])
+            assert any(round(r, places) == float(text) for r in recorded), (folder, lang, text)
