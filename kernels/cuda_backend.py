@@ -165,6 +165,7 @@ class CudaBackend:
             device = {name: cupy.asarray(buf.full) for name, buf in buffers.items()}
             views = {name: device[name][buf.guard_elems:buf.guard_elems + buf.size]
                      for name, buf in buffers.items()}
+            reset_printf_budget(program.handle["module"])
             self.launch_all(program, launches, views)
             cupy.cuda.get_current_stream().synchronize()
             for name, buf in buffers.items():
@@ -212,6 +213,17 @@ def allow_dynamic_shared(name: str, function: Any, nbytes: int, limit: int, opte
             f"{static} bytes of static shared memory; this GPU gives one block at most {limit} bytes")
     function.max_dynamic_shared_size_bytes = nbytes
     opted[name] = nbytes
+
+
+def reset_printf_budget(module: Any) -> None:
+    """Let a test case's launches print again: zero the prelude's printf counter
+    (kernels/nvrtc_headers/kdojo_prelude.h). A module built without it (the
+    KDOJO_NO_PRINTF_BUDGET build of bench/printf_cost.py) has none to reset."""
+    try:
+        counter = module.get_global("kdojo_printf_calls")
+    except Exception:  # noqa: BLE001 — cupy raises the driver's "named symbol not found"
+        return
+    counter.memset_async(0, 4)
 
 
 def _scalar(ctype: str, value: Any) -> Any:
