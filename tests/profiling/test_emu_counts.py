@@ -142,3 +142,13 @@ def test_the_fast_program_and_plain_requests_count_nothing():
 def test_forged_counts_are_refused(text):
     with pytest.raises(ValueError):
         parse_counts(text)
+
+
+def test_sectors_are_counted_from_a_256_byte_aligned_array_as_on_a_gpu():
+    # 1004 floats (+ 2 × 64 guard elements): the emulator puts the array's end against a
+    # guard page, so its start is 16 bytes off a 32-byte boundary; cudaMalloc aligns to
+    # 256 bytes, so a full warp's 128 bytes are 4 sectors, not 5
+    n = 1004
+    c = run_counts(COPY, "copy", (4, 1, 1), (256, 1, 1), [np.arange(n, dtype=np.float32), np.zeros(n, np.float32), n, 1])
+    assert (c["gld_req"], c["gld_sectors"]) == (32, 31 * 4 + 2)  # the last warp: 12 lanes, 48 bytes
+    assert (c["gst_req"], c["gst_sectors"]) == (32, 31 * 4 + 2)
