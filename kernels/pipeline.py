@@ -9,6 +9,7 @@ deadlines (`_test_start`, `_bench_start`).
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -111,7 +112,11 @@ def _profile(exercise: Exercise, source: str, backend: Backend, program: Any, co
         return None
     emit({"stage": "_profile_start"})
     emit({"stage": "profiling"})
-    return profile_run.profile_attempt(exercise, source, backend, program, compiled.constants, seed)
+    try:
+        return profile_run.profile_attempt(exercise, source, backend, program, compiled.constants, seed)
+    except Exception:  # noqa: BLE001 — our bug must not cost a learner the verdict they earned
+        logging.getLogger(__name__).exception("profile of %s failed", exercise.id)
+        return None
 
 
 def _compile_message(compiled: CompileResult) -> str:

@@ -44,7 +44,7 @@ def judge_event_to_stage(event: dict[str, Any]) -> tuple[str, dict[str, Any]] | 
     """Map a judge callback event to a stored stage event; the judge's own `done`
     is dropped because the worker emits `done` after storing XP."""
     stage = event.get("stage")
-    if stage not in ("compiling", "test_start", "testing", "tested", "benchmarking"):
+    if stage not in ("compiling", "test_start", "testing", "tested", "benchmarking", "profiling"):
         return None
     data = {k: v for k, v in event.items() if k != "stage"}
     return stage, data

@@ -125,3 +125,19 @@ def test_the_status_says_who_profiles(monkeypatch):
     assert status("cuda") == {"enabled": False, "source": None, "ncu": False}
     monkeypatch.setenv("KDOJO_PROFILE", "off")
     assert status("emu")["enabled"] is False
+
+
+def test_a_failing_profiler_never_costs_the_verdict(monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("a bug in the profiler")
+
+    monkeypatch.setattr("kernels.profile_run.profile_attempt", broken)
+    doc = judge("shared-tiling.transpose", (TRANSPOSE / "reference.cu").read_text())
+    assert doc["verdict"] == "accepted" and "profile" not in doc
+
+
+def test_the_profiling_stage_reaches_the_page():
+    from app.services.events import judge_event_to_stage
+
+    assert judge_event_to_stage({"stage": "profiling"}) == ("profiling", {})
+    assert judge_event_to_stage({"stage": "_profile_start"}) is None  # private: the supervisor's deadline
