@@ -23,7 +23,7 @@ LESSONS = {
     "18-cross-entropy": {"id": "cross-entropy", "order": 18, "prerequisites": ["flash-attention"],
                          "exercises": ["fused"], "ids": ["cross-entropy.fused"]},
     "19-topk": {"id": "topk", "order": 19, "prerequisites": ["cross-entropy"],
-                "exercises": ["rows"], "ids": ["topk.rows"]},
+                "exercises": ["argmax", "rows"], "ids": ["topk.argmax", "topk.rows"]},
 }
 EXERCISES = [(f, n) for f, info in LESSONS.items() for n in info["exercises"]]
 BENCH_COMMAND = "python3 bench/reference_kernels.py cross-entropy.fused topk.rows --reps 30"
@@ -85,7 +85,7 @@ def test_both_languages_have_the_same_sections_code_and_tables(kit, folder):
 def test_exercise_folder_is_complete(kit, folder, name):
     root = kit.exercise_dir(folder, name)
     spec = kit.read_exercise_toml(folder, name)
-    assert spec["id"] == LESSONS[folder]["ids"][0]
+    assert spec["id"] in LESSONS[folder]["ids"] and spec["id"].endswith("." + name)
     for file in ("exercise.toml", "reference.py", "starter.cu", "reference.cu", "baselines/naive.cu",
                  "instructions.ko.md", "instructions.en.md"):
         assert (root / file).is_file() and (root / file).read_text(encoding="utf-8").strip(), file
@@ -252,6 +252,46 @@ def test_topk_cases_have_ties_at_the_kth_place_and_negative_rows(kit):
                 boundary_tie |= bool((ordered[:, k - 1] == ordered[:, k]).any())
             negative_row |= bool((x.max(axis=1) < 0).any())
         assert boundary_tie and negative_row, seed
+
+
+def _argmax_model(x, bug=None):
+    """(index, value) per row as each named argmax kernel would write them."""
+    rows, vocab = x.shape
+    threads = min(1024, max(32, 1 << max(0, math.ceil(math.log2(-(-vocab // 16))))))
+    idx = np.empty(rows, np.int64)
+    for r, row in enumerate(x):
+        if bug == "ties_to_higher_column":
+            idx[r] = vocab - 1 - int(np.argmax(row[::-1]))
+        elif bug == "only_warp_zero_merged":  # columns whose thread is in warp 0
+            cols = np.flatnonzero(np.arange(vocab) % threads < 32)
+            idx[r] = cols[int(np.argmax(row[cols]))]
+        elif bug == "max_started_at_zero" and row.max() < 0:
+            idx[r] = 2**31 - 1  # the column never set
+        else:
+            idx[r] = int(np.argmax(row))
+    value = np.array([0.0 if i >= vocab else x[r, i] for r, i in enumerate(idx)])
+    return {"index": idx.astype(np.float64), "value": value}
+
+
+def test_argmax_cases_catch_every_named_bug_and_pass_the_kernel(kit):
+    module = kit.load_reference("19-topk", "argmax")
+    spec = kit.read_exercise_toml("19-topk", "argmax")
+    root = kit.exercise_dir("19-topk", "argmax")
+    bugs = sorted(p.stem for p in (root / "solutions/wrong").glob("*.cu"))
+    assert bugs == ["max_started_at_zero", "only_warp_zero_merged", "ties_to_higher_column"]
+    for seed in SEEDS:
+        caught = dict.fromkeys(bugs, False)
+        for case in _cases(kit, "19-topk", "argmax"):
+            x = module.generate(case, np.random.default_rng(seed))["logits"]
+            want = module.reference({"logits": x}, case)
+            assert (x.max(axis=1)[:, None] == x).sum(axis=1).min() >= 2, "the maximum twice in every row"
+            assert x[0].max() < 0 and want["index"].min() >= 1, "a negative row; never column 0"
+            good = _argmax_model(x)
+            assert not any(_fails(good[k], want[k], spec) for k in want), (seed, case)
+            for bug in bugs:
+                got = _argmax_model(x, bug)
+                caught[bug] |= any(_fails(got[k], want[k], spec) for k in want)
+        assert all(caught.values()), (seed, caught)
 
 
 def _candidates(x, k, threads):
