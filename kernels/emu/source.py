@@ -243,7 +243,7 @@ def _rewrite_extern_shared(text: str, tokens: list[Token]) -> str:
 _STATIC_SHARED = re.compile(
     r"\b__shared__\s+(?P<quals>(?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*|volatile\s+|const\s+)*)"
     r"(?P<type>[A-Za-z_][\w:]*(?:\s*<[^<>;{}]*>)?(?:\s+[A-Za-z_]\w*)*?)\s+(?P<name>[A-Za-z_]\w*)\s*"
-    r"(?P<dims>(?:\[[^\[\];{}]+\]\s*)+);")
+    r"(?P<dims>(?:\[[^\[\];{}]+\]\s*)*);")
 
 
 # `static __shared__ T x[N];` (the blockReduceSum idiom in a __device__ function):
@@ -252,9 +252,12 @@ _STATIC_BEFORE_SHARED = re.compile(r"\bstatic(?=\s+(?:volatile\s+)?__shared__\b)
 
 
 def _rewrite_static_shared(text: str) -> str:
-    """`__shared__ T name[N]…;` → a padded static whose middle is the array, so the
-    checker sees an overrun (and the fast build overruns into padding, not into
-    other variables). Other forms stay `__shared__` (runtime/kdojo_device.h).
+    """`__shared__ T name[N]…;` and `__shared__ T name;` → a padded static whose
+    middle is the variable, so the checker sees an overrun (and the fast build
+    overruns into padding, not into other variables), knows the variable is
+    shared (a race on a scalar counter is found like one on an array), and it
+    starts poisoned in every block. Other forms (several declarators in one
+    declaration) stay `__shared__` (runtime/kdojo_device.h).
     KDOJO_SHARED_STATIC is `static thread_local` in the fast build, whose
     worker threads each run their own blocks, and `static` in the check build."""
     def replace(m: re.Match[str]) -> str:

@@ -39,6 +39,8 @@ def test_scheduler_diagnostic(name, how, kind, line, fault):
 CHECKED = [
     ("race_missing_barrier.cu", dict(grid=2, block=256, args=[_ones(512), np.zeros(2, F32)]), "race", 8),
     ("race_between_blocks.cu", dict(grid=4, block=32, args=[_ones(4), np.zeros(1, F32)]), "race", 4),
+    # a scalar __shared__ variable is shared memory too (it was a plain static, unchecked)
+    ("race_scalar_shared_counter.cu", dict(grid=2, block=64, args=[_ones(128), np.zeros(2, F32)]), "race", 6),
     ("oob_global_read.cu", dict(grid=2, block=256, args=[_ones(300), np.zeros(1, F32), 300]), "out_of_bounds", 4),
     ("oob_shared_write.cu", dict(grid=1, block=128, args=[_ones(128), np.zeros(64, F32)]), "out_of_bounds", 5),
     ("oob_dynamic_shared.cu", dict(grid=1, block=64, args=[_ones(64), np.zeros(64, F32)], shared=32 * 4),
