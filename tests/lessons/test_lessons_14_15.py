@@ -28,7 +28,7 @@ LESSONS = {
                 "exercises": ["qk_inplace"], "ids": ["rope.qk_inplace"]},
 }
 EXERCISES = [(f, n) for f, info in LESSONS.items() for n in info["exercises"]]
-BENCH_COMMAND = "python3 bench/reference_kernels.py rmsnorm.fused_add rope.qk_inplace --reps 30"
+BENCH_COMMAND = "python3 bench/reference_kernels.py rmsnorm.fused_add rope.qk_inplace --no-judge --reps 30"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 FIELD_TYPES = {"id": str, "track": str, "order": int, "minutes": int, "tags": list,
                "difficulty": str, "xp": int, "prerequisites": list, "status": str,
@@ -93,6 +93,25 @@ def test_both_languages_have_the_same_sections_code_and_tables(kit, folder):
     assert tables[0] == tables[1] and len(tables[0]) >= 6, "the same table numbers in both languages"
     for text in (ko, en):  # the command that measures the exercise is given in the text
         assert any(code.strip() == BENCH_COMMAND for _, code in text.code_blocks), text.path
+
+
+@pytest.mark.parametrize("folder", LESSONS)
+def test_measured_tables_come_from_the_benchmark_record(kit, folder):
+    record = (kit.LESSONS_DIR.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    start = record.index("## Track 3: lessons 14 RMSNorm and 15 RoPE")
+    section = record[start:record.index("\n## ", start + 1)]
+    assert BENCH_COMMAND in section
+    body = kit.read_text(folder, "en").body
+    measured = body[body.index("## Measuring it"):]
+    measured = measured[:measured.index("\n## ")]
+    lines = [line for line in measured.splitlines() if line.startswith("|")]
+    rows = [line for i, line in enumerate(lines) if i >= 2]  # below the header and its separator
+    numbers = [n for row in rows for n in re.findall(r"\d+(?:\.\d+)?%?", row)]
+    assert len(rows) >= 5 and len(numbers) >= 15
+    for number in numbers:  # every number of the measured table is in the record (µs, or as ms)
+        value = float(number.rstrip("%"))
+        assert number in section or f"{value / 1000:.3f} ms" in section, \
+            f"{folder}: {number} not in docs/benchmarks.md"
 
 
 # --- Exercise folders and hints ---------------------------------------------------------
