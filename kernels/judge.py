@@ -37,18 +37,23 @@ INTERNAL_MESSAGE = "the judge failed on our side (not your fault); the operators
 # operator, a crash in our Python) is our fault: the submission is judged again.
 MAX_ATTEMPTS = 2
 # Wall time for all of a submission's test cases together, beside each case's run_s.
+# A GPU runs every lesson's reference tests in well under a second; on the
+# emulator the slowest (flash-attention.forward) took 8.5 s of tests on a
+# loaded 2-core machine. A kernel that stalls in every case stops here, under
+# 20 s of wall time with its compile (docs/security.md, "Time").
 TESTS_BUDGET_ENV = "KDOJO_TESTS_BUDGET_S"
-DEFAULT_TESTS_BUDGET_S = 30.0
+DEFAULT_TESTS_BUDGET_S = {"cuda": 10.0, "emu": 15.0}
 
 
 class _JobLost(Exception):
     """The job process ended without a result and not by our hand."""
 
 
-def tests_budget_from_env() -> float:
+def tests_budget_from_env(backend: str = "emu") -> float:
+    """$KDOJO_TESTS_BUDGET_S, else the backend's default (seconds)."""
     raw = os.environ.get(TESTS_BUDGET_ENV, "").strip()
     try:
-        value = float(raw) if raw else DEFAULT_TESTS_BUDGET_S
+        value = float(raw) if raw else DEFAULT_TESTS_BUDGET_S.get(backend, DEFAULT_TESTS_BUDGET_S["emu"])
     except ValueError:
         raise ValueError(f"{TESTS_BUDGET_ENV}: expected seconds, got {raw!r}") from None
     if not value > 0:
@@ -85,7 +90,7 @@ class Judge:
         self.lessons_dir = Path(lessons_dir) if lessons_dir is not None else default_lessons_dir()
         self.backend = backends.resolve(backend)
         self.keep_spare = keep_spare
-        self.tests_budget_s = tests_budget_s or tests_budget_from_env()
+        self.tests_budget_s = tests_budget_s or tests_budget_from_env(self.backend)
         self.job_limits = JobLimits.from_env()
         self.max_attempts = max(1, max_attempts)
         self.current_job: JobProcess | None = None  # the job process judging now (tests kill it)

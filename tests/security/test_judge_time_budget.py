@@ -59,9 +59,11 @@ def test_the_budget_comes_from_the_environment(monkeypatch):
     from kernels.judge import DEFAULT_TESTS_BUDGET_S, tests_budget_from_env
 
     monkeypatch.delenv("KDOJO_TESTS_BUDGET_S", raising=False)
-    assert tests_budget_from_env() == DEFAULT_TESTS_BUDGET_S == 30.0
+    # per backend: a stalling kernel stops, compile included, within 20 s of wall time
+    assert tests_budget_from_env("emu") == DEFAULT_TESTS_BUDGET_S["emu"] == 15.0
+    assert tests_budget_from_env("cuda") == DEFAULT_TESTS_BUDGET_S["cuda"] == 10.0
     monkeypatch.setenv("KDOJO_TESTS_BUDGET_S", "12.5")
-    assert tests_budget_from_env() == 12.5
+    assert tests_budget_from_env("emu") == tests_budget_from_env("cuda") == 12.5
     for bad in ("soon", "0", "-3"):
         monkeypatch.setenv("KDOJO_TESTS_BUDGET_S", bad)
         with pytest.raises(ValueError, match="KDOJO_TESTS_BUDGET_S"):
