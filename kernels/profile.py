@@ -19,7 +19,7 @@ LIMITERS = ("registers", "shared_memory", "block_size", "blocks_per_sm", "none")
 METRIC_KEYS = ("global_load_sectors_per_request", "global_load_ideal_sectors_per_request",
                "global_store_sectors_per_request", "global_store_ideal_sectors_per_request",
                "shared_wavefronts_per_request", "shared_ideal_wavefronts_per_request",
-               "shared_bank_conflict_ways_max", "warp_execution_efficiency_pct",
+               "shared_bank_conflict_ways_max", "warp_execution_efficiency_pct", "global_lanes_active_pct",
                "atomics", "atomics_per_address_max", "atomics_per_address_mean",
                "dram_throughput_pct", "tensor_pipe_pct", "achieved_occupancy_pct")
 RESOURCE_KEYS = ("registers_per_thread", "static_shared_bytes", "stack_frame_bytes", "spill_bytes")
@@ -105,6 +105,7 @@ def metrics_from_counts(c: dict[str, int]) -> dict[str, Any]:
         "shared_ideal_wavefronts_per_request": _ratio(c["shd_ideal"], c["shd_req"]),
         "shared_bank_conflict_ways_max": c["shd_max_ways"] if c["shd_req"] else None,
         "warp_execution_efficiency_pct": _ratio(100 * c["active_lanes"], 32 * c["warp_inst"], 1),
+        "global_lanes_active_pct": _ratio(100 * c["gmem_lanes"], 32 * c["gmem_inst"], 1),
         "atomics": c["atom_ops"],
         "atomics_per_address_max": c["atom_max"] if c["atom_ops"] else None,
         "atomics_per_address_mean": _ratio(c["atom_ops"], c["atom_addrs"]),

@@ -56,6 +56,7 @@
       ["store_sectors", m.global_store_sectors_per_request, m.global_store_ideal_sectors_per_request],
       ["shared_wavefronts", m.shared_wavefronts_per_request, m.shared_ideal_wavefronts_per_request],
       ["lanes_active", m.warp_execution_efficiency_pct == null ? null : m.warp_execution_efficiency_pct + "%", "100%"],
+      ["global_lanes_active", m.global_lanes_active_pct == null ? null : m.global_lanes_active_pct + "%", "100%"],
       ["atomics_per_address", m.atomics_per_address_mean, null],
       ["dram", m.dram_throughput_pct == null ? null : m.dram_throughput_pct.toFixed(1) + "%", null],
       ["registers", r.registers_per_thread, null],

@@ -22,7 +22,7 @@ def _kernel(store_sectors: float, findings: bool) -> dict:
     metrics = {k: None for k in prof.METRIC_KEYS} | {
         "global_load_sectors_per_request": 4.0, "global_load_ideal_sectors_per_request": 4.0,
         "global_store_sectors_per_request": store_sectors, "global_store_ideal_sectors_per_request": 4.0,
-        "warp_execution_efficiency_pct": 100.0, "atomics": 0}
+        "warp_execution_efficiency_pct": 100.0, "global_lanes_active_pct": 100.0, "atomics": 0}
     res = {"registers_per_thread": 24, "static_shared_bytes": 0, "stack_frame_bytes": 0, "spill_bytes": 0}
     return prof.kernel_entry("add_one", (4, 1, 1), (256, 1, 1), 0, res, metrics)
 

@@ -104,6 +104,7 @@ def test_transpose_through_shared_memory_conflicts_only_without_padding(pad, way
     # the row store is conflict-free either way; the column load hits one bank 32 times without padding
     assert c["shd_wavefronts"] == warps * (1 + ways)
     assert c["shd_max_ways"] == ways
+    assert (c["gmem_inst"], c["gmem_lanes"]) == (2 * warps, 2 * warps * 32)  # shared ones are not global
     assert (c["gld_sectors"], c["gst_sectors"]) == (warps * 4, warps * 4)
 
 
@@ -111,6 +112,7 @@ def test_half_warp_divergence_is_50_percent_efficient():
     c = run_counts(DIVERGE, "diverge", (2, 1, 1), (64, 1, 1), [np.zeros(128, np.float32)])
     # 4 warps, two stores each (one per side of the branch), 16 lanes each
     assert (c["warp_inst"], c["active_lanes"]) == (8, 8 * 16)
+    assert (c["gmem_inst"], c["gmem_lanes"]) == (8, 8 * 16)
     assert (c["gst_req"], c["gst_sectors"], c["gst_ideal"]) == (8, 8 * 2, 8 * 2)
 
 

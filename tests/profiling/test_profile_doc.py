@@ -44,7 +44,8 @@ def test_ptxas_report_gives_resources_per_kernel():
 
 COUNTS = {"gld_req": 32, "gld_sectors": 1024, "gld_ideal": 128, "gst_req": 32, "gst_sectors": 128,
           "gst_ideal": 128, "shd_req": 0, "shd_wavefronts": 0, "shd_ideal": 0, "shd_max_ways": 0,
-          "warp_inst": 64, "active_lanes": 2048, "atom_ops": 0, "atom_addrs": 0, "atom_max": 0, "truncated": 0}
+          "warp_inst": 64, "active_lanes": 2048, "atom_ops": 0, "atom_addrs": 0, "atom_max": 0, "truncated": 0,
+          "gmem_inst": 64, "gmem_lanes": 2048}
 
 
 def _profile() -> dict:

@@ -141,3 +141,12 @@ def test_the_profiling_stage_reaches_the_page():
 
     assert judge_event_to_stage({"stage": "profiling"}) == ("profiling", {})
     assert judge_event_to_stage({"stage": "_profile_start"}) is None  # private: the supervisor's deadline
+
+
+def test_a_tree_reduction_is_not_told_it_diverges():
+    # block_sum's reference: its shared-memory tree steps use few lanes (47% over all memory
+    # instructions on the emulator) but its global loads use all 32; ncu measured 98.6%
+    doc = judge("reduction.block_sum", (LESSONS / "02-reduction" / "exercises" / "block_sum" / "reference.cu").read_text())
+    m = doc["profile"]["kernels"][0]["metrics"]
+    assert m["warp_execution_efficiency_pct"] < 50 <= m["global_lanes_active_pct"]
+    assert "profile_divergence" not in codes(doc)

@@ -49,15 +49,16 @@ bool g_truncated = false;
 unsigned g_launch_index = 0;
 
 struct Totals {
-    uint64_t v[17] = {};
+    uint64_t v[19] = {};
 };
 enum {
     GLD_REQ, GLD_SECTORS, GLD_IDEAL, GST_REQ, GST_SECTORS, GST_IDEAL, SHD_REQ, SHD_WAVES, SHD_IDEAL, SHD_MAX_WAYS,
-    WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, N_KEYS
+    WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, GMEM_INST, GMEM_LANES, N_KEYS
 };
 const char* const kNames[N_KEYS] = {"gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "gst_ideal",
                                     "shd_req", "shd_wavefronts", "shd_ideal", "shd_max_ways", "warp_inst",
-                                    "active_lanes", "atom_ops", "atom_addrs", "atom_max", "truncated"};
+                                    "active_lanes", "atom_ops", "atom_addrs", "atom_max", "truncated", "gmem_inst",
+                                    "gmem_lanes"};
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -126,6 +127,10 @@ Totals fold() {
         uint64_t lanes = j - i;  // one record per lane: occ makes (tid, pc, occ) unique
         t.v[WARP_INST] += 1;
         t.v[ACTIVE_LANES] += lanes;
+        if (!(k.flags & F_SHARED)) {  // global memory (atomics too): what a memory-bound kernel waits on
+            t.v[GMEM_INST] += 1;
+            t.v[GMEM_LANES] += lanes;
+        }
         if (k.flags & F_ATOMIC) {
             for (size_t r = i; r < j; ++r) ++atomics[g_recs[r].addr];
             t.v[ATOM_OPS] += lanes;
