@@ -41,7 +41,9 @@ PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "KDOJO_NVRTC",
                 "LD_LIBRARY_PATH", "KDOJO_LESSONS_DIR", "CUPY_CACHE_DIR", "KDOJO_EMU_CXX",
                 "KDOJO_EMU_CACHE", "KDOJO_COMPILE_MEMORY_MB",
                 # the emulator's sandbox (kernels/emu/jail.py): its memory, and the operator's waiver
-                "KDOJO_EMU_COMPILE_MB", "KDOJO_EMU_MEMORY_MB", "KDOJO_EMU_UNSANDBOXED")
+                "KDOJO_EMU_COMPILE_MB", "KDOJO_EMU_MEMORY_MB", "KDOJO_EMU_UNSANDBOXED",
+                # the profiler (kernels/profile_run.py, profile_gpu.py): the staff's switch and ncu
+                "KDOJO_PROFILE", "KDOJO_NCU", "KDOJO_NCU_SKIP")
 MEMORY_ENV, PIDS_ENV = "KDOJO_JOB_MEMORY_MB", "KDOJO_JOB_PIDS"
 # the job process, its NVRTC helper (up to KDOJO_COMPILE_MEMORY_MB) and, on the
 # emulator, g++ and the program, together: a backstop above their own limits. On

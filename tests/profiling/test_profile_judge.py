@@ -86,6 +86,22 @@ def test_staff_can_switch_profiling_off(monkeypatch):
     assert "profile" not in judge("shared-tiling.transpose", source)
 
 
+def test_the_staff_switch_reaches_the_job_process(monkeypatch):
+    """The judge runs in a job process with a filtered environment
+    (kernels/sandbox.py PASS_THROUGH): KDOJO_PROFILE must get through it."""
+    from kernels.judge import Judge
+
+    source = (TRANSPOSE / "reference.cu").read_text()
+    monkeypatch.setenv("KDOJO_PROFILE", "0")
+    with Judge(backend="emu", keep_spare=False) as judge:
+        off = judge.run(source, "shared-tiling.transpose", bench=False)
+    assert off["verdict"] == "accepted" and "profile" not in off
+    monkeypatch.delenv("KDOJO_PROFILE")
+    with Judge(backend="emu", keep_spare=False) as judge:
+        on = judge.run(source, "shared-tiling.transpose", bench=False)
+    assert on["verdict"] == "accepted" and on["profile"]["source"] == "emulator"
+
+
 def test_kdojo_judge_prints_a_compact_profile():
     from kernels.cli import render
 
