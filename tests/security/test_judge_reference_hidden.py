@@ -88,9 +88,10 @@ def test_references_are_computed_after_each_tests_kernel_ran_on_the_emulator(les
     assert doc["verdict"] == "accepted", doc["message"]
     gaps = _gaps(log)
     assert len(gaps) == 13
-    # the spin is ~0.3 s of one thread; a reference computed before the run
-    # followed its inputs by a millisecond or two
-    assert min(gaps) >= SPIN_S / 3, gaps
+    # the spin is 3e8 volatile adds of one thread (0.09–0.3 s on the machines
+    # seen); a reference computed before the run followed its inputs by a
+    # millisecond or two
+    assert min(gaps) >= SPIN_S / 10, gaps
 
 
 @pytest.mark.gpu
