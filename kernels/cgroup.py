@@ -240,9 +240,11 @@ def nproc_enforced() -> bool:
     return os.geteuid() != 0
 
 
-def user_tasks() -> int:
-    """Tasks (threads included) of our uid now: RLIMIT_NPROC counts them all."""
-    uid, count = os.getuid(), 0
+def user_tasks(uid: int | None = None) -> int:
+    """Tasks (threads included) of `uid` (default: ours) now, machine-wide:
+    RLIMIT_NPROC counts them all."""
+    uid = os.getuid() if uid is None else uid
+    count = 0
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue

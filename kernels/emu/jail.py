@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from kernels.cgroup import user_tasks
 from kernels.emu import seccomp
 
 NOBODY = 65534
@@ -158,19 +159,6 @@ def _toolchain_binds() -> list[str]:
     return args
 
 
-def _nobody_tasks() -> int:
-    """Tasks (threads) of uid 65534 now: RLIMIT_NPROC counts them machine-wide too."""
-    count = 0
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                if entry.stat().st_uid == NOBODY:
-                    count += len(os.listdir(f"/proc/{entry.name}/task"))
-            except OSError:
-                continue
-    return count
-
-
 def _limits(cpu_s: int, memory_bytes: int, file_bytes: int, files: int) -> list[tuple[int, int, int]]:
     return [(resource.RLIMIT_CPU, cpu_s, cpu_s + 1), (resource.RLIMIT_AS, memory_bytes, memory_bytes),
             (resource.RLIMIT_FSIZE, file_bytes, file_bytes), (resource.RLIMIT_NOFILE, files, files),
@@ -190,7 +178,7 @@ def _child_setup(limits: list[tuple[int, int, int]], tasks: int, as_nobody: bool
                 soft, hard = min(soft, cur_hard), min(hard, cur_hard)
             resource.setrlimit(res, (soft, hard))
         if as_nobody:
-            nproc = _nobody_tasks() + tasks
+            nproc = user_tasks(NOBODY) + tasks
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
             _become_nobody()
         if fprog is not None:
