@@ -256,6 +256,15 @@ def user_tasks(uid: int | None = None) -> int:
     return count
 
 
+def set_capped(res: int, soft: int, hard: int) -> None:
+    """setrlimit(res, (soft, hard)), both held to the current hard limit where it
+    is finite (an unprivileged process may not raise it)."""
+    _, current = resource.getrlimit(res)
+    if current != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current), min(hard, current)
+    resource.setrlimit(res, (soft, hard))
+
+
 def rlimit_hook(memory_bytes: int | None, nproc: int | None) -> Callable[[], None]:
     """A `preexec_fn` setting RLIMIT_AS (None: none, e.g. CUDA) and RLIMIT_NPROC, no core dumps.
 
@@ -266,11 +275,8 @@ def rlimit_hook(memory_bytes: int | None, nproc: int | None) -> Callable[[], Non
     def hook() -> None:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         for res, value in ((resource.RLIMIT_AS, memory_bytes), (resource.RLIMIT_NPROC, nproc_limit)):
-            if value is None:
-                continue
-            soft, hard = resource.getrlimit(res)
-            cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            resource.setrlimit(res, (cap, cap))
+            if value is not None:
+                set_capped(res, value, value)
     return hook
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from kernels.cgroup import user_tasks
+from kernels.cgroup import set_capped, user_tasks
 from kernels.emu import seccomp
 
 NOBODY = 65534
@@ -173,10 +173,7 @@ def _child_setup(limits: list[tuple[int, int, int]], tasks: int, as_nobody: bool
 
     def setup() -> None:
         for res, soft, hard in limits:
-            _, cur_hard = resource.getrlimit(res)
-            if cur_hard != resource.RLIM_INFINITY:
-                soft, hard = min(soft, cur_hard), min(hard, cur_hard)
-            resource.setrlimit(res, (soft, hard))
+            set_capped(res, soft, hard)
         if as_nobody:
             nproc = user_tasks(NOBODY) + tasks
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
