@@ -1,6 +1,7 @@
 """What profiling adds to an accepted emulator judge run (#16), no GPU needed.
 
     PYTHONPATH=. python3 bench/profile_overhead.py [--repeats 7] [--exercise reduction.block_sum]
+    PYTHONPATH=. python3 bench/profile_overhead.py --ncu [--out DIR]     # on a GPU with ncu: the ncu step's parts
 
 Times `kernels.profile_run.profile_emulated` (the counted re-run of one case on
 the check program + the sm_90 NVRTC compile for ptxas's resources) on the
@@ -16,11 +17,82 @@ import statistics
 import time
 
 
+def _wall(cmd: list[str], **kw) -> tuple[float, int]:
+    import subprocess
+
+    started = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    return time.perf_counter() - started, done.returncode
+
+
+def ncu_parts(exercise_id: str, out: str | None) -> None:
+    """Where the GPU profile step's wall time goes (the first line is the machine's first ncu: cold)."""
+    import json
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from kernels import profile_gpu
+    from kernels.catalog import find_exercise
+    from kernels.compile import compile_submission
+    from kernels.profile_run import _threads, resources
+
+    exercise = find_exercise(exercise_id)
+    source = exercise.reference_cu_path.read_text()
+    ncu = profile_gpu.ncu_path()
+    constants = compile_submission(source, exercise, None).constants
+    index = max(range(len(exercise.tests)), key=lambda i: _threads(exercise, constants, i))
+    res = resources(source, exercise, constants)
+    rows = []
+
+    def row(name: str, seconds: float, extra: str = "") -> None:
+        rows.append({"step": name, "s": round(seconds, 3), "note": extra})
+        print(f"{name:58s} {seconds:7.3f} s {extra}", flush=True)
+
+    for attempt in ("cold", "warm", "warm"):
+        started = time.perf_counter()
+        got = profile_gpu.profile_on_gpu(exercise, source, index, 1, exercise.lesson_dir.parent, res, budget_s=60)
+        row(f"profile_on_gpu (the judge's step) {attempt}", time.perf_counter() - started,
+            "ok" if got else "NO PROFILE")
+    row("ncu --version", _wall([ncu, "--version"])[0])
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp, "submission.cu")
+        src.write_text(source)
+        child = [sys.executable, "-m", "kernels.profile_gpu", "child", json.dumps(
+            {"lessons": str(exercise.lesson_dir.parent), "exercise": exercise.id, "source": str(src),
+             "case": index, "seed": 1})]
+        root = Path(__file__).resolve().parent.parent
+        row("python -c 'import cupy, kernels.cuda_backend'",
+            _wall([sys.executable, "-c", "import cupy, kernels.cuda_backend"], cwd=root)[0])
+        for _ in range(2):
+            row("the child alone (python, cupy, NVRTC, one case), no ncu", _wall(child, cwd=root)[0])
+        names = [k.name for k in exercise.kernels]
+        base = profile_gpu.ncu_command(ncu, names, child)
+        for label, cmd in (
+                ("ncu, the judge's command", base),
+                ("ncu + --cache-control none", base[:1] + ["--cache-control", "none"] + base[1:]),
+                ("ncu, one metric (dram throughput)",
+                 [c if not c.startswith("dram__") else "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+                  for c in base]),
+                ("ncu + --replay-mode application", base[:1] + ["--replay-mode", "application"] + base[1:]),
+        ):
+            for _ in range(2):
+                seconds, rc = _wall(cmd, cwd=root)
+                row(label, seconds, f"rc {rc}")
+    if out:
+        Path(out, "ncu_parts.json").write_text(json.dumps(rows, indent=1))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--exercise", default="reduction.block_sum")
+    parser.add_argument("--ncu", action="store_true", help="on a GPU: time the ncu step's parts")
+    parser.add_argument("--out")
     args = parser.parse_args()
+    if args.ncu:
+        ncu_parts(args.exercise, args.out)
+        return 0
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
     from kernels.emu.backend import EmuBackend

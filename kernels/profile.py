@@ -146,10 +146,13 @@ def validate(profile: Any) -> list[str]:
         return ["profile must be an object"]
     errors: list[str] = []
     need = {"source", "gpu", "case", "kernels", "findings"}
-    if not need <= set(profile) or set(profile) - need - {"note"}:
-        return [f"profile needs exactly {', '.join(sorted(need))} (and an optional note)"]
+    if not need <= set(profile) or set(profile) - need - {"note", "estimate", "roofline"}:
+        return [f"profile needs exactly {', '.join(sorted(need))} (and optional note, estimate, roofline)"]
     if profile["source"] not in SOURCES:
         errors.append("profile.source must be emulator or ncu")
+    from kernels.profile_model import validate as validate_model
+
+    errors += validate_model(profile)
     if not isinstance(profile["kernels"], list):
         return errors + ["profile.kernels must be a list"]
     for i, k in enumerate(profile["kernels"]):
@@ -209,6 +212,12 @@ def render(doc: dict[str, Any]) -> list[str]:
             lines.append(f"      {r['registers_per_thread']} registers/thread · {r['static_shared_bytes']} B static + "
                          f"{k['dynamic_shared_bytes']} B dynamic shared · {r['spill_bytes']} B spills · "
                          f"occupancy {_fmt(o['theoretical_pct'])}% (limit: {o['limiter']})")
+    est = p.get("estimate")
+    if est:
+        acc = est["accuracy"].get("median_abs_error_pct")
+        lines.append(f"    estimate ({est['gpu']} model, not measured): {est['time_ms']:.4g} ms at {est['case']} "
+                     f"({est['bound']}-bound; counted at {est['counted_case']}, x{est['scale']:g} by {est['scaled_by']}; "
+                     + (f"model error: median {acc:g}%)" if acc is not None else "model error: not measured)"))
     for f in p["findings"]:
         lines.append(f"    ! {f['message']}" + (f"  → {f['lesson']}" if f["lesson"] else ""))
     return lines

@@ -21,7 +21,9 @@ from kernels.emu.protocol import WireResponse
 MODE_PROFILE = 2
 COUNT_KEYS = ("gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "gst_ideal", "shd_req",
               "shd_wavefronts", "shd_ideal", "shd_max_ways", "warp_inst", "active_lanes", "atom_ops",
-              "atom_addrs", "atom_max", "truncated", "gmem_inst", "gmem_lanes")
+              "atom_addrs", "atom_max", "truncated", "gmem_inst", "gmem_lanes",
+              # distinct global sectors read / written in the launch, global atomics alone (#16 estimate)
+              "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs", "gatom_max")
 _MAX_COUNT = 1 << 62
 # The profiled case must stay small: the check build is slow and records every access.
 PROFILE_MAX_THREADS = 1 << 16

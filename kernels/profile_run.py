@@ -116,7 +116,20 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
     from kernels.profile_findings import findings
 
     note = "counted by the emulator; truncated" if any(c["truncated"] for c in counts) else ""
-    return prof.build("emulator", case.label, kernels, findings(kernels), note=note)
+    doc = prof.build("emulator", case.label, kernels, findings(kernels), note=note)
+    from kernels import profile_model
+
+    try:  # the estimated time (#16): an estimate, labelled so, never a measurement
+        est = profile_model.estimate(exercise, source, case, counts, [k["occupancy"] for k in kernels], constants)
+        roof = profile_model.roofline(exercise, constants, est["time_ms"] if est else None, "estimate")
+    except Exception:  # noqa: BLE001 — the counts stand without an estimate
+        log.exception("profile: no estimate for %s", exercise.id)
+        est = roof = None
+    if est:
+        doc["estimate"] = est
+    if roof:
+        doc["roofline"] = roof
+    return doc
 
 
 def status(backend_name: str | None) -> dict[str, Any]:

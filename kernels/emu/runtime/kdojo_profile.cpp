@@ -49,16 +49,21 @@ bool g_truncated = false;
 unsigned g_launch_index = 0;
 
 struct Totals {
-    uint64_t v[19] = {};
+    uint64_t v[25] = {};
 };
 enum {
     GLD_REQ, GLD_SECTORS, GLD_IDEAL, GST_REQ, GST_SECTORS, GST_IDEAL, SHD_REQ, SHD_WAVES, SHD_IDEAL, SHD_MAX_WAYS,
-    WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, GMEM_INST, GMEM_LANES, N_KEYS
+    WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, GMEM_INST, GMEM_LANES,
+    GLD_UNIQUE, GST_UNIQUE, GATOM_OPS, GATOM_ADDRS, GATOM_MAX, N_KEYS
 };
 const char* const kNames[N_KEYS] = {"gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "gst_ideal",
                                     "shd_req", "shd_wavefronts", "shd_ideal", "shd_max_ways", "warp_inst",
                                     "active_lanes", "atom_ops", "atom_addrs", "atom_max", "truncated", "gmem_inst",
-                                    "gmem_lanes"};
+                                    "gmem_lanes", "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs",
+                                    "gatom_max"};
+// Every global sector read or written in the launch (distinct ones: what DRAM
+// must move at least once, the estimate's DRAM term, kernels/profile_model.py).
+std::vector<uint64_t> g_read_sectors, g_write_sectors;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -70,6 +75,8 @@ void fold_global(const Rec* lo, const Rec* hi, uint64_t lanes, Totals& t) {
     std::sort(sectors.begin(), sectors.end());
     uint64_t n = std::unique(sectors.begin(), sectors.end()) - sectors.begin();
     bool store = lo->flags & F_WRITE;
+    std::vector<uint64_t>& all = store ? g_write_sectors : g_read_sectors;
+    all.insert(all.end(), sectors.begin(), sectors.begin() + n);
     t.v[store ? GST_REQ : GLD_REQ] += 1;
     t.v[store ? GST_SECTORS : GLD_SECTORS] += n;
     t.v[store ? GST_IDEAL : GLD_IDEAL] += ceil_div(lanes * lo->bytes, 32);
@@ -117,7 +124,9 @@ Totals fold() {
         if (a.occ != b.occ) return a.occ < b.occ;
         return a.tid < b.tid;
     });
-    std::unordered_map<uint64_t, uint64_t> atomics;  // address → operations
+    std::unordered_map<uint64_t, uint64_t> atomics, global_atomics;  // address → operations
+    g_read_sectors.clear();
+    g_write_sectors.clear();
     for (size_t i = 0; i < g_recs.size();) {
         size_t j = i;
         const Rec& k = g_recs[i];
@@ -134,6 +143,14 @@ Totals fold() {
         if (k.flags & F_ATOMIC) {
             for (size_t r = i; r < j; ++r) ++atomics[g_recs[r].addr];
             t.v[ATOM_OPS] += lanes;
+            if (!(k.flags & F_SHARED)) {  // global: done at L2, one sector each (read and written)
+                for (size_t r = i; r < j; ++r) {
+                    ++global_atomics[g_recs[r].addr];
+                    g_read_sectors.push_back(g_recs[r].addr / 32);
+                    g_write_sectors.push_back(g_recs[r].addr / 32);
+                }
+                t.v[GATOM_OPS] += lanes;
+            }
         } else if (k.flags & F_SHARED) {
             fold_shared(&g_recs[i], &g_recs[j], lanes, t);
         } else {
@@ -143,6 +160,14 @@ Totals fold() {
     }
     t.v[ATOM_ADDRS] = atomics.size();
     for (const auto& a : atomics) t.v[ATOM_MAX] = std::max(t.v[ATOM_MAX], a.second);
+    t.v[GATOM_ADDRS] = global_atomics.size();
+    for (const auto& a : global_atomics) t.v[GATOM_MAX] = std::max(t.v[GATOM_MAX], a.second);
+    for (auto* v : {&g_read_sectors, &g_write_sectors}) {
+        std::sort(v->begin(), v->end());
+        (v == &g_read_sectors ? t.v[GLD_UNIQUE] : t.v[GST_UNIQUE]) = std::unique(v->begin(), v->end()) - v->begin();
+        v->clear();
+        v->shrink_to_fit();
+    }
     t.v[TRUNCATED] = g_truncated;
     return t;
 }

@@ -1,0 +1,273 @@
+"""The emulator's estimated time and the roofline coordinates (#16).
+
+The emulator counts what a kernel does (kernels/profile_emu.py) but cannot
+time it. From those counts and a small model of a reference GPU this module
+gives an ESTIMATE of the kernel's time on that GPU at the exercise's largest
+benchmark size, always labelled "estimate", with the model's measured
+accuracy beside it (MEASURED_ACCURACY, from bench/profile_agreement.py on an
+H100; docs/benchmarks.md "Profiling (#16)").
+
+The model, per launch (a roofline with a few more ceilings):
+
+    time = launch overhead + max(dram, l2, shared, issue, atomics) / parallelism
+
+* dram: the distinct 32-byte global sectors the launch touches (every sector
+  read, every sector written: what DRAM must move at least once) ÷ the GPU's
+  copy bandwidth;
+* l2: every sector requested by a warp-wide load or store (uncoalesced
+  accesses request many) ÷ the L2 bandwidth;
+* shared: shared-memory wavefronts (bank conflicts add some) ÷ one wavefront
+  per SM per clock;
+* issue: warp instructions ÷ 4 per SM per clock. The emulator sees only memory
+  instructions, so they are multiplied by INSTRUCTIONS_PER_MEMORY_INSTRUCTION;
+* atomics: the most atomics on one global address ÷ the rate one address takes
+  them (they serialise at L2);
+* parallelism: resident warps at the benchmark size ÷ the warps a GPU needs
+  in flight to reach those ceilings (WARPS_TO_SATURATE per SM), at most 1.
+
+The launches' times add up; where the exercise has a flop model the total is at
+least flops ÷ the FP32 (or, for a source using tensor cores, FP16 tensor) peak.
+
+Scaling. The emulator counts one small test case; its counts are multiplied by
+`scale` = the exercise's byte model at the benchmark case ÷ at the counted case
+(the flop model where there is no byte model; the launched threads where there
+is neither). Grid and occupancy are those of the benchmark case (the launch
+plan is evaluated there), so parallelism is the big case's.
+
+Kept to numbers and the spec: nothing here runs learner code.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kernels import profile as prof
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    """A reference GPU for the estimate and the roofline's ceilings."""
+
+    name: str
+    sms: int
+    clock_hz: float          # SM clock while running (boost)
+    dram_bps: float          # bytes/s a device-to-device copy reaches (read + written)
+    l2_bps: float            # bytes/s L1 ← L2
+    fp32_flops: float        # FLOP/s, FMA counted as 2
+    tensor_flops: float | None  # FP16 tensor FLOP/s, dense
+    launch_s: float          # one launch, timed with CUDA events, doing nothing
+    atomic_same_address_s: float  # one atomic on an address others are also updating
+    source: str              # where the numbers come from
+
+
+# H100: copy bandwidth measured (docs/benchmarks.md: 3007 GB/s, 1 GiB copy); SMs, clock and peaks
+# from NVIDIA's H100 SXM5 specifications (132 SMs, 1.98 GHz boost); the others are spec sheets
+# scaled like the H100 (copy ≈ 90% of the quoted bandwidth).
+GPUS: dict[str, GpuModel] = {
+    "H100": GpuModel("H100", sms=132, clock_hz=1.98e9, dram_bps=3.0e12, l2_bps=7.0e12, fp32_flops=66.9e12,
+                     tensor_flops=989e12, launch_s=2.5e-6, atomic_same_address_s=0.7e-9,
+                     source="H100 SXM5 80GB: copy measured 3.0 TB/s; spec sheet otherwise"),
+    "A100": GpuModel("A100", sms=108, clock_hz=1.41e9, dram_bps=1.8e12, l2_bps=4.5e12, fp32_flops=19.5e12,
+                     tensor_flops=312e12, launch_s=2.5e-6, atomic_same_address_s=1.0e-9,
+                     source="A100 SXM4 80GB spec sheet (2.0 TB/s quoted)"),
+    "L4": GpuModel("L4", sms=58, clock_hz=2.04e9, dram_bps=0.27e12, l2_bps=1.5e12, fp32_flops=30.3e12,
+                   tensor_flops=121e12, launch_s=3.0e-6, atomic_same_address_s=1.0e-9,
+                   source="L4 spec sheet (300 GB/s quoted)"),
+}
+DEFAULT_GPU = "H100"
+INSTRUCTIONS_PER_MEMORY_INSTRUCTION = 6.0
+WARPS_TO_SATURATE = 16  # per SM: a quarter of the H100's 64 resident warps
+FEW_ADDRESSES = 4096    # atomics on at most this many addresses: the same addresses at the big size
+BOUNDS = ("launch", "dram", "l2", "shared", "issue", "atomics", "compute")
+
+# The model's accuracy, measured by bench/profile_agreement.py on an H100 over every lesson's
+# reference and correct solutions (docs/benchmarks.md, "Profiling (#16)"). None: not measured.
+MEASURED_ACCURACY: dict[str, dict[str, Any]] = {
+    "H100": {"median_abs_error_pct": None, "spearman": None, "kernels": 0},
+}
+
+
+def gpu_model(name: str | None = None) -> GpuModel:
+    return GPUS[name or DEFAULT_GPU]
+
+
+def _model_value(expr: Any, env: dict[str, Any]) -> float | None:
+    if expr is None:
+        return None
+    try:
+        value = float(expr.evaluate(env))
+    except Exception:  # noqa: BLE001 — a model the case cannot evaluate: no value
+        return None
+    return value if value > 0 and math.isfinite(value) else None
+
+
+def largest_case(exercise: Any, constants: dict[str, int]) -> Any:
+    """The benchmark case with the most bytes (or flops, or threads) in the exercise's model."""
+    from kernels.plan import env_for
+
+    bench = exercise.benchmark
+    def size(case: Any) -> float:
+        env = env_for(case, constants)
+        return _model_value(bench.bytes, env) or _model_value(bench.flops, env) or _threads(exercise, env)
+    return max(bench.cases, key=size)
+
+
+def _threads(exercise: Any, env: dict[str, Any]) -> float:
+    from kernels.plan import resolve_launches
+
+    return float(sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in resolve_launches(exercise.launches, env)))
+
+
+def scale_between(exercise: Any, counted_env: dict[str, Any], bench_env: dict[str, Any]) -> tuple[float, str]:
+    """(factor, what gave it): the benchmark case's size over the counted case's."""
+    bench = exercise.benchmark
+    for name, expr in (("bytes", bench.bytes), ("flops", bench.flops)):
+        small, big = _model_value(expr, counted_env), _model_value(expr, bench_env)
+        if small and big:
+            return big / small, name
+    small, big = _threads(exercise, counted_env), _threads(exercise, bench_env)
+    return (big / small, "threads") if small else (1.0, "none")
+
+
+def uses_tensor_cores(source: str) -> bool:
+    return bool(re.search(r"\bwmma::mma_sync\b|\bmma\.sync\b|\bwgmma\b", source))
+
+
+def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_block: int,
+                 blocks_per_sm: int | None, gpu: GpuModel) -> dict[str, float]:
+    """Seconds per ceiling for one launch at the benchmark size (before parallelism and overhead)."""
+    c = counts
+    sectors = (c["gld_sectors"] + c["gst_sectors"] + c.get("gatom_ops", 0)) * scale
+    unique = (c.get("gld_unique", 0) + c.get("gst_unique", 0)) * scale or sectors
+    atom_max = c.get("gatom_max", 0) * (scale if c.get("gatom_addrs", 0) <= FEW_ADDRESSES else 1.0)
+    instructions = c["warp_inst"] * INSTRUCTIONS_PER_MEMORY_INSTRUCTION * scale
+    return {
+        "dram": 32 * unique / gpu.dram_bps,
+        "l2": 32 * sectors / gpu.l2_bps,
+        "shared": c["shd_wavefronts"] * scale / (gpu.sms * gpu.clock_hz),
+        "issue": instructions / (gpu.sms * 4 * gpu.clock_hz),
+        "atomics": atom_max * gpu.atomic_same_address_s,
+    }
+
+
+def parallelism(blocks: int, threads_per_block: int, blocks_per_sm: int | None, gpu: GpuModel) -> float:
+    """The fraction of the GPU's throughput the launch can use (resident warps ÷ warps that saturate)."""
+    warps = max(1, -(-threads_per_block // 32))
+    per_sm = blocks_per_sm or max(1, 64 // warps)
+    resident = min(blocks, gpu.sms * per_sm) * warps
+    return min(1.0, resident / (gpu.sms * WARPS_TO_SATURATE))
+
+
+def estimate(exercise: Any, source: str, counted_case: Any, counts: list[dict[str, int]],
+             occupancy: list[dict[str, Any] | None], constants: dict[str, int],
+             gpu_name: str | None = None) -> dict[str, Any] | None:
+    """The `estimate` object for the profile (see docs/judge.md), or None without a benchmark."""
+    from kernels.plan import env_for, resolve_launches
+
+    if exercise.benchmark is None or not counts:
+        return None
+    gpu = gpu_model(gpu_name)
+    case = largest_case(exercise, constants)
+    bench_env, counted_env = env_for(case, constants), env_for(counted_case, constants)
+    scale, scaled_by = scale_between(exercise, counted_env, bench_env)
+    launches = resolve_launches(exercise.launches, bench_env)
+    if len(launches) != len(counts):
+        return None
+    totals = {k: 0.0 for k in BOUNDS}
+    time_s = 0.0
+    for launch, c, occ in zip(launches, counts, occupancy):
+        blocks = int(np.prod(launch.grid))
+        threads = int(np.prod(launch.block))
+        terms = launch_terms(c, scale, blocks, threads, (occ or {}).get("blocks_per_sm"), gpu)
+        eff = parallelism(blocks, threads, (occ or {}).get("blocks_per_sm"), gpu)
+        for k, v in terms.items():
+            totals[k] += v / eff
+        totals["launch"] += gpu.launch_s
+        time_s += gpu.launch_s + max(terms.values()) / eff
+    flops = _model_value(exercise.benchmark.flops, bench_env)
+    if flops:
+        peak = gpu.tensor_flops if uses_tensor_cores(source) and gpu.tensor_flops else gpu.fp32_flops
+        totals["compute"] = flops / peak
+        time_s = max(time_s, totals["launch"] + totals["compute"])
+    bound = max((k for k in BOUNDS if k != "launch"), key=lambda k: totals[k])
+    if totals["launch"] >= totals[bound]:
+        bound = "launch"
+    return {"label": "estimate", "gpu": gpu.name, "case": case.label, "counted_case": counted_case.label,
+            "scale": round(scale, 3), "scaled_by": scaled_by, "time_ms": round(time_s * 1e3, 6), "bound": bound,
+            "terms_ms": {k: round(v * 1e3, 6) for k, v in totals.items()},
+            "accuracy": dict(MEASURED_ACCURACY.get(gpu.name, {"median_abs_error_pct": None, "spearman": None,
+                                                               "kernels": 0}))}
+
+
+def _point(who: str, kind: str, time_ms: float | None, nbytes: float | None, flops: float | None) -> dict | None:
+    if not time_ms or time_ms <= 0:
+        return None
+    seconds = time_ms * 1e-3
+    return {"who": who, "kind": kind, "time_ms": round(time_ms, 6), "bytes": nbytes, "flops": flops,
+            "intensity": round(flops / nbytes, 4) if flops and nbytes else None,
+            "gbs": round(nbytes / seconds / 1e9, 1) if nbytes else None,
+            "gflops": round(flops / seconds / 1e9, 1) if flops else None}
+
+
+def roofline(exercise: Any, constants: dict[str, int], attempt_ms: float | None, attempt_kind: str,
+             framework_ms: float | None = None, gpu_name: str | None = None) -> dict[str, Any] | None:
+    """The `roofline` object: ceilings and points at the largest benchmark case (None without a benchmark)."""
+    from kernels.plan import env_for
+
+    if exercise.benchmark is None:
+        return None
+    gpu = gpu_model(gpu_name)
+    case = largest_case(exercise, constants)
+    env = env_for(case, constants)
+    nbytes, flops = _model_value(exercise.benchmark.bytes, env), _model_value(exercise.benchmark.flops, env)
+    stored = measured_h100().get(exercise.id, {}) if gpu.name == "H100" else {}
+    if stored.get("case") != case.label:
+        stored = {}
+    points = [_point("attempt", attempt_kind, attempt_ms, nbytes, flops),
+              _point("reference", "measured", stored.get("reference_ms"), nbytes, flops),
+              _point("framework", "measured", framework_ms or stored.get("framework_ms"), nbytes, flops)]
+    return {"gpu": gpu.name, "case": case.label, "bandwidth_gbs": round(gpu.dram_bps / 1e9, 1),
+            "compute_gflops": round(gpu.fp32_flops / 1e9, 1),
+            "tensor_gflops": round(gpu.tensor_flops / 1e9, 1) if gpu.tensor_flops else None,
+            "points": [p for p in points if p]}
+
+
+_MEASURED: dict[str, dict[str, Any]] = {}
+
+
+def measured_h100() -> dict[str, dict[str, Any]]:
+    """Reference and framework times measured on an H100 at the largest benchmark case
+    (kernels/profile_h100.json, written from bench/profile_agreement.py's times.jsonl)."""
+    if not _MEASURED:
+        import json
+        from pathlib import Path
+
+        path = Path(__file__).with_name("profile_h100.json")
+        _MEASURED.update(json.loads(path.read_text()) if path.exists() else {"": {}})
+    return _MEASURED
+
+
+def validate(profile: dict[str, Any]) -> list[str]:
+    """What is wrong with the optional `estimate` and `roofline` of a profile."""
+    errors = []
+    est = profile.get("estimate")
+    if est is not None:
+        ok = isinstance(est, dict) and est.get("label") == "estimate" and est.get("bound") in BOUNDS \
+            and prof._number_or_null(est.get("time_ms")) and est.get("time_ms") is not None \
+            and isinstance(est.get("accuracy"), dict) and isinstance(est.get("terms_ms"), dict)
+        if not ok:
+            errors.append("profile.estimate needs label \"estimate\", time_ms, bound, terms_ms and accuracy")
+    roof = profile.get("roofline")
+    if roof is not None:
+        ok = isinstance(roof, dict) and isinstance(roof.get("points"), list) \
+            and prof._number_or_null(roof.get("bandwidth_gbs")) and prof._number_or_null(roof.get("compute_gflops")) \
+            and all(isinstance(p, dict) and p.get("who") in ("attempt", "reference", "framework")
+                    and p.get("kind") in ("estimate", "measured") for p in roof["points"])
+        if not ok:
+            errors.append("profile.roofline needs bandwidth_gbs, compute_gflops and points (who, kind)")
+    return errors
