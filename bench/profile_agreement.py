@@ -28,6 +28,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -216,22 +217,23 @@ def ncu_child(job_path: str) -> int:
     return 0
 
 
-def measure_gpu(files, out: Path, reps: int, deadline_s: float) -> None:
+def measure_gpu(files, out: Path, reps: int, deadline_s: float, skip_ncu: bool = False) -> None:
     """ncu over every file's profiled case (one process), then CUDA-event timings at the largest size."""
     from kernels import profile_gpu
     from kernels.catalog import find_exercise
 
     started = time.monotonic()
-    ncu = profile_gpu.ncu_path()
+    ncu = None if skip_ncu else profile_gpu.ncu_path()
     metrics = list(profile_gpu.metrics())
+    scratch = Path(tempfile.mkdtemp(prefix="kdojo-agree-"))  # what need not come back ($OUT keeps few files)
     if ncu:
-        known = _known_metrics(ncu, out)
+        known = _known_metrics(ncu, scratch)
         metrics += [m for m in NCU_EXTRA if m.split(".")[0] in known and m not in metrics]
         (out / "metrics-used.txt").write_text("\n".join(metrics))
         names = sorted({k.name for ex_id, _, _ in files for k in find_exercise(ex_id).kernels})
-        job = out / "job.json"
+        job = scratch / "job.json"
         job.write_text(json.dumps({"files": [[e, r] for e, r, _ in files], "order": str(out / "order.json"),
-                                   "log": str(out / "child.log")}))
+                                   "log": str(scratch / "child.log")}))
         cmd = [ncu, "--csv", "--print-units", "base", "--clock-control", "none", "--metrics", ",".join(metrics),
                "-k", f"regex:^({'|'.join(names)})$", sys.executable, str(Path(__file__).resolve()),
                "--ncu-child", str(job)]
@@ -239,7 +241,7 @@ def measure_gpu(files, out: Path, reps: int, deadline_s: float) -> None:
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=deadline_s * 0.5, cwd=REPO)
             stdout, rc = done.stdout, done.returncode
-            (out / "ncu-stderr.txt").write_text(done.stderr[-20000:])
+            (scratch / "ncu-stderr.txt").write_text(done.stderr[-20000:])
         except subprocess.TimeoutExpired as exc:
             stdout, rc = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or ""), -1
         (out / "ncu.csv").write_text(stdout)
@@ -416,6 +418,7 @@ def main() -> int:
     parser.add_argument("--deadline", type=float, default=200.0, help="(cuda) seconds for the whole GPU side")
     parser.add_argument("--compare", nargs=2, metavar=("EMU", "NCU"))
     parser.add_argument("--times", help="(compare) the GPU's times.jsonl")
+    parser.add_argument("--skip-ncu", action="store_true", help="(cuda) timings only")
     parser.add_argument("--ncu-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.ncu_child:
@@ -439,7 +442,7 @@ def main() -> int:
     else:
         out = Path(args.out or ".")
         out.mkdir(parents=True, exist_ok=True)
-        measure_gpu(files, out, args.reps, args.deadline)
+        measure_gpu(files, out, args.reps, args.deadline, args.skip_ncu)
     return 0
 
 
