@@ -8,14 +8,15 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator
-from typing import Literal
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from app.deps import ANON_COOKIE, MAX_DB_INT, CatalogDep, IdPath, OwnerDep, SessionDep, SettingsDep
+from app.db import open_session
+from app.deps import ANON_COOKIE, MAX_DB_INT, CatalogDep, IdPath, OwnerDep, SessionDep, SettingsDep, current_owner
 from app.services import submissions as service
 from app.services.events import events_after
 
@@ -23,6 +24,35 @@ router = APIRouter(prefix="/api/submissions", tags=["submissions"])
 log = logging.getLogger("kdojo.api")
 SSE_KEEPALIVE_S = 15.0
 SSE_MAX_S = 15 * 60.0
+
+
+class PreviousProfileOut(BaseModel):
+    """The author's latest earlier accepted attempt at the exercise with a profile
+    measured the same way (#16): the Performance panel sets it beside this one."""
+
+    submission_id: int
+    mode: Literal["run", "submit"]
+    finished_at: str | None
+    profile: dict[str, Any] = Field(description="that attempt's `profile` object (docs/judge.md, \"Profile\")")
+
+
+class SubmissionOut(BaseModel):
+    id: int
+    exercise_id: str
+    mode: Literal["run", "submit"]
+    status: Literal["queued", "running", "done"]
+    verdict: str | None
+    result: dict[str, Any] | None = Field(description="the judge's v1 result document once judged (docs/judge.md)")
+    xp_awarded: int
+    achievements: list[str]
+    attempts: int
+    flagged: bool
+    created_at: str
+    finished_at: str | None
+    source: str
+    position: int = Field(description="1 = next to be judged; 0 once running or done")
+    previous_profile: PreviousProfileOut | None = Field(
+        description="null unless this attempt has a profile and an earlier one of the same author has too")
 
 
 class SubmissionIn(BaseModel):
@@ -60,12 +90,22 @@ def create_submission(
     return response
 
 
-@router.get("/{submission_id}")
-def get_submission(submission_id: IdPath, session: SessionDep, owner: OwnerDep) -> dict:
-    submission = service.get(session, owner, submission_id)
-    view = service.public_view(submission)
-    view["position"] = service.queue_position(session, submission_id)
-    return view
+@router.get("/{submission_id}", response_model=SubmissionOut)
+async def get_submission(submission_id: IdPath, request: Request) -> dict:
+    # Polled by every waiting learner (issue #13): one thread hop (a sync route with
+    # sync dependencies made four) and one query for the row and its place in the queue.
+    return await run_in_threadpool(_submission_view, request, submission_id)
+
+
+def _submission_view(request: Request, submission_id: int) -> dict:
+    with open_session(request.app.state.sessionmaker) as session:
+        owner = current_owner(request, session)
+        submission, position = service.get_with_position(session, owner, submission_id)
+        view = service.public_view(submission)
+        view["position"] = position
+        # #16: the author's previous profiled attempt, for the Performance panel's comparison
+        view["previous_profile"] = service.previous_profile(session, submission)
+        return view
 
 
 @router.get("/{submission_id}/events")

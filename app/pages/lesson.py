@@ -6,10 +6,12 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse
 
 from app.content import Lesson, render_inline, render_markdown
-from app.deps import CatalogDep, CurrentUser, SessionDep
+from app.db import open_session
+from app.deps import get_current_user
 from app.i18n import track_title
 from app.pages import anon_cache
 from app.pages.context import base_context, not_found, render
@@ -18,7 +20,18 @@ from app.services.catalog_view import visible
 router = APIRouter()
 
 
-def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str]) -> dict[str, Any]:
+def profiling_here(backend: str | None) -> str:
+    """Whether a passing attempt gets a profile on this server (#16): "on", "off"
+    (the staff's KDOJO_PROFILE=0) or "unavailable" (no judge, or a GPU worker
+    without Nsight Compute). The page says why a passing attempt shows none."""
+    from kernels.profile_run import status, switched_on
+
+    if not switched_on():
+        return "off"
+    return "on" if status(backend)["enabled"] else "unavailable"
+
+
+def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str], profiling: str = "on") -> dict[str, Any]:
     exercise = lesson.exercises[index]
     files = lesson.exercise_files[index]
     hints = exercise.hints.get(lang) or exercise.hints.get("ko") or ()
@@ -33,6 +46,8 @@ def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str]) -> di
         "solved": exercise.id in solved,
         # The reference is in the page only once the learner has passed.
         "reference": files.reference if exercise.id in solved else None,
+        # `[profile] enabled = false` in its exercise.toml: off for this exercise only
+        "profiling": "off_exercise" if profiling != "off" and not exercise.profile_enabled else profiling,
     }
 
 
@@ -95,9 +110,20 @@ def forget_comments(database_url: str, lesson_id: str) -> None:
 
 
 @router.get("/lessons/{lesson_id}", response_class=HTMLResponse, name="lesson")
-def lesson_page(
-    lesson_id: str, request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep
-) -> HTMLResponse:
+async def lesson_page(lesson_id: str, request: Request) -> HTMLResponse:
+    # One thread hop for the whole page (issue #13): as a sync route with sync
+    # dependencies it made four (session in and out, user, page), each a wait for
+    # the threadpool and the GIL under load.
+    return await run_in_threadpool(_lesson_page_in_thread, lesson_id, request)
+
+
+def _lesson_page_in_thread(lesson_id: str, request: Request) -> HTMLResponse:
+    with open_session(request.app.state.sessionmaker) as session:
+        user = get_current_user(request, session)
+        return render_lesson_page(lesson_id, request, session, user, request.app.state.catalog)
+
+
+def render_lesson_page(lesson_id: str, request: Request, session: Any, user: Any, catalog: Any) -> HTMLResponse:
     lesson = catalog.lesson(lesson_id)
     since = anon_cache.generation(request.app)  # before anything that goes into the page is read
     context = base_context(request, session, user, catalog)
@@ -106,7 +132,8 @@ def lesson_page(
     lang = context["lang"]
     solved = set(context["summary"].completed_exercise_ids)
     prev_lesson, next_lesson, position, total = neighbours(catalog, lesson, user)
-    exercises = [exercise_view(lesson, i, lang, solved) for i in range(len(lesson.exercises))]
+    profiling = profiling_here(getattr(request.app.state, "judge_backend", (None, ""))[0])
+    exercises = [exercise_view(lesson, i, lang, solved, profiling) for i in range(len(lesson.exercises))]
     fresh_until, comments = _comments_until(session, lesson.id, cached=user is None)
     context.update(
         lesson=lesson,

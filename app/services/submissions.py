@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, case, func, select, text
+from sqlalchemy.orm import Session, aliased
 
 from app.models import Submission, User, utcnow
 from app.security import ratelimit
@@ -88,16 +88,30 @@ def serialize_owner(session: Session, user_id: int | None, anon_id: str | None) 
                         {"key": f"kdojo-anon-submit:{anon_id}"})
 
 
+_Ahead = aliased(Submission)
+# 1 = next to be judged; 0 once it is running or done: one expression, so a poll is one
+# query (statements built once: issue #13's signed-in load bench polls it).
+_POSITION = case(
+    (Submission.status == "queued",
+     select(func.count()).select_from(_Ahead)
+     .where(_Ahead.status == "queued", _Ahead.id < Submission.id).scalar_subquery() + 1),
+    else_=0,
+)
+_QUEUE_POSITION = select(_POSITION).where(Submission.id == bindparam("submission_id"))
+_WITH_POSITION = select(Submission, _POSITION).where(Submission.id == bindparam("submission_id"))
+
+
 def queue_position(session: Session, submission_id: int) -> int:
-    """1 = next to be judged; 0 once it is running or done."""
-    status = session.scalar(select(Submission.status).where(Submission.id == submission_id))
-    if status != "queued":
-        return 0
-    ahead = session.scalar(
-        select(func.count()).select_from(Submission)
-        .where(Submission.status == "queued", Submission.id < submission_id)
-    ) or 0
-    return int(ahead) + 1
+    """1 = next to be judged; 0 once it is running or done (or not there)."""
+    return int(session.scalar(_QUEUE_POSITION, {"submission_id": submission_id}) or 0)
+
+
+def get_with_position(session: Session, owner: Owner, submission_id: int) -> tuple[Submission, int]:
+    """`get` and `queue_position` in one query."""
+    row = session.execute(_WITH_POSITION, {"submission_id": submission_id}).first()
+    if row is None or not can_read(owner, row[0]):
+        raise NotFound(f"There is no submission {submission_id} of yours.")
+    return row[0], int(row[1] or 0)
 
 
 def can_read(owner: Owner, submission: Submission) -> bool:
@@ -133,6 +147,41 @@ def public_view(submission: Submission, include_source: bool = True) -> dict[str
     if include_source:
         view["source"] = submission.source
     return view
+
+
+# How many of the learner's earlier accepted attempts are looked through for one
+# with a profile (each is a JSON document read from the database).
+PREVIOUS_PROFILE_SCAN = 20
+
+
+def previous_profile(session: Session, submission: Submission) -> dict[str, Any] | None:
+    """The profile of the same learner's latest earlier accepted attempt at the same
+    exercise that has one measured the same way (emulator counts are not set beside
+    Nsight Compute's), for the Performance panel's "previous attempt" column (#16).
+
+    Only the submission's own author's attempts: the user's, or for an anonymous
+    browser those of its `anon_id` that no account has claimed. None when this
+    attempt has no profile or no earlier one has."""
+    profile = (submission.result or {}).get("profile")
+    if not isinstance(profile, dict):
+        return None
+    query = select(Submission.id, Submission.mode, Submission.finished_at, Submission.result).where(
+        Submission.exercise_id == submission.exercise_id, Submission.id < submission.id,
+        Submission.verdict == "accepted")
+    if submission.user_id is not None:
+        query = query.where(Submission.user_id == submission.user_id)
+    elif submission.anon_id:
+        query = query.where(Submission.user_id.is_(None), Submission.anon_id == submission.anon_id)
+    else:
+        return None
+    rows = session.execute(query.order_by(Submission.id.desc()).limit(PREVIOUS_PROFILE_SCAN))
+    for sub_id, mode, finished_at, result in rows:
+        earlier = (result or {}).get("profile")
+        if isinstance(earlier, dict) and earlier.get("source") == profile.get("source"):
+            return {"submission_id": sub_id, "mode": mode,
+                    "finished_at": finished_at.isoformat() + "Z" if finished_at else None,
+                    "profile": earlier}
+    return None
 
 
 def list_attempts(

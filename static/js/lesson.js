@@ -115,7 +115,7 @@
     follow(id) {
       return new Promise((resolve) => {
         const source = new EventSource(`/api/submissions/${id}/events`);
-        for (const kind of ["queued", "compiling", "test_start", "testing", "benchmarking"]) {
+        for (const kind of ["queued", "compiling", "test_start", "testing", "benchmarking", "profiling"]) {
           source.addEventListener(kind, (e) => this.panel.stage(kind, JSON.parse(e.data || "{}")));
         }
         // The verdict, before the benchmark has run (issue #13).

@@ -47,31 +47,6 @@
 
   function verdictName(v) { return S["verdict." + v] || v; }
 
-  // [key, value, ideal] for a profiled kernel; null values are not shown.
-  function profileRows(k) {
-    const m = k.metrics, r = k.resources || {}, o = k.occupancy || {};
-    const limiter = o.limiter ? " (" + (S["profile.limiter." + o.limiter] || o.limiter) + ")" : "";
-    return [
-      ["load_sectors", m.global_load_sectors_per_request, m.global_load_ideal_sectors_per_request],
-      ["store_sectors", m.global_store_sectors_per_request, m.global_store_ideal_sectors_per_request],
-      ["shared_wavefronts", m.shared_wavefronts_per_request, m.shared_ideal_wavefronts_per_request],
-      ["lanes_active", m.warp_execution_efficiency_pct == null ? null : m.warp_execution_efficiency_pct + "%", "100%"],
-      ["global_lanes_active", m.global_lanes_active_pct == null ? null : m.global_lanes_active_pct + "%", "100%"],
-      ["atomics_per_address", m.atomics_per_address_mean, null],
-      ["dram", m.dram_throughput_pct == null ? null : m.dram_throughput_pct.toFixed(1) + "%", null],
-      ["registers", r.registers_per_thread, null],
-      ["shared_bytes", r.static_shared_bytes == null ? null : r.static_shared_bytes + k.dynamic_shared_bytes, null],
-      ["spills", r.spill_bytes, 0],
-      ["occupancy", o.theoretical_pct == null ? null : o.theoretical_pct + "%" + limiter, null],
-      ["achieved_occupancy", m.achieved_occupancy_pct == null ? null : m.achieved_occupancy_pct.toFixed(1) + "%", null],
-    ];
-  }
-
-  function fmtValue(v) {
-    if (v == null) return "—";
-    return typeof v === "number" ? String(Math.round(v * 100) / 100) : v;
-  }
-
   class Panel {
     constructor(root) {
       this.root = root;
@@ -168,45 +143,22 @@
       for (const test of result.tests || []) this.testRow(test);
       this.compileErrors(result.compile, editorView);
       this.diagnostics(result.diagnostics || []);
-      this.profile(result.profile);
+      this.profile(result.profile, sub.previous_profile, verdict);
       this.bench(result);
     }
 
-    // "Why is my kernel slow?" (#16): the profile's metrics (this attempt beside the
-    // previous profiled one on this page), then its findings with their lessons.
-    profile(prof) {
-      if (!prof || !prof.kernels || !prof.kernels.length) return;
-      const box = show(this.parts.profile, true);
-      const previous = this.lastProfile;
-      this.lastProfile = prof;
-      box.replaceChildren(el("h4", { text: S["profile.title"] }),
-        el("p", { class: "profile-source", text: K.fmt(S["profile.source_" + prof.source] || prof.source, prof) }));
-      for (const k of prof.kernels) {
-        const before = previous && previous.kernels.find((p) => p.name === k.name);
-        const head = el("tr", {}, el("th", { text: k.name }), el("th", { text: S["profile.this_attempt"] }),
-          el("th", { text: S["profile.ideal"] }));
-        if (before) head.append(el("th", { text: S["profile.previous"] }));
-        const table = el("table", { class: "profile-metrics", "data-kernel": k.name }, el("thead", {}, head));
-        const body = el("tbody");
-        for (const [key, value, ideal] of profileRows(k)) {
-          if (value == null) continue;
-          const row = el("tr", { "data-metric": key }, el("td", { text: S["profile.m." + key] || key }),
-            el("td", { class: "now", text: fmtValue(value) }), el("td", { class: "ideal", text: fmtValue(ideal) }));
-          if (before) row.append(el("td", { class: "previous", text: fmtValue(profileRows(before).find((r) => r[0] === key)?.[1]) }));
-          body.append(row);
-        }
-        table.append(body);
-        box.append(table);
+    // "Why is my kernel slow?" (#16, static/js/performance.js): this attempt's profile
+    // beside the previous profiled one the server found (`previous_profile`); for a
+    // pass without one, why not (the staff's switches, on the exercise's section).
+    profile(prof, previous, verdict) {
+      const perf = window.KDojoPerformance;
+      if (!perf) return;
+      if (prof && prof.kernels && prof.kernels.length) {
+        perf.render(show(this.parts.profile, true), prof, previous || null, message);
+      } else if (verdict === "accepted") {
+        const section = this.root.closest("[data-profiling]");
+        perf.none(show(this.parts.profile, true), (section && section.dataset.profiling) || "on");
       }
-      if (!prof.findings.length) { box.append(el("p", { class: "profile-clean", text: S["profile.no_findings"] })); return; }
-      const list = el("ul", { class: "profile-findings" });
-      for (const f of prof.findings) {
-        const item = el("li", { "data-code": f.code },
-          el("span", { text: message({ message_code: f.code, message_params: f.params, message: f.message }) }));
-        if (f.lesson) item.append(" ", el("a", { href: f.lesson, text: S["profile.lesson"] }));
-        list.append(item);
-      }
-      box.append(list);
     }
 
     compileErrors(compile, editorView) {
