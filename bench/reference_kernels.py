@@ -182,6 +182,8 @@ def torch_baseline(exercise_id: str, arrays: dict, case: dict, bf16: frozenset =
         return lambda: torch.autograd.grad(torch.nn.functional.cross_entropy(logits, target), logits)
     if exercise_id == "topk.rows":  # values and indices, sorted
         return lambda: torch.topk(t["logits"], int(case["k"]), dim=-1)
+    if exercise_id == "topk.argmax":  # the maximum and its column, as greedy decoding takes them
+        return lambda: torch.max(t["logits"], dim=-1)
     if exercise_id == "row-reductions.softmax":
         return lambda: torch.softmax(t["x"], dim=-1)
     if exercise_id == "row-reductions.layernorm":
