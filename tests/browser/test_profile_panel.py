@@ -211,6 +211,11 @@ def test_two_judged_attempts_the_second_beside_the_first_in_both_languages(page,
     assert panel.locator("td.previous").count() == 0  # the first pass: nothing to compare with
     finding = panel.locator(".profile-findings li[data-code='profile_uncoalesced']")
     assert "32바이트 섹터" in finding.inner_text() and finding.locator("a").get_attribute("href") == "/lessons/coalescing"
+    # the estimate, labelled as one, and the bandwidth bars (the fixture has a byte model, no flop model)
+    assert panel.locator(".profile-estimate .estimate-label").inner_text() == "추정치"
+    assert re.search(r"H100에서 약 [\d.]+ ms \(입력 n=1048576\)", panel.locator(".profile-estimate").inner_text())
+    assert panel.locator(".profile-estimate .estimate-accuracy").inner_text().startswith("잰 값이 아니라")
+    assert panel.locator("figure.roofline[data-kind='bandwidth'] .roofline-bar[data-who='attempt']").count() == 1
     first_loads = float(panel.locator("tr[data-metric='load_sectors'] td.now").inner_text())
     assert first_loads > 16, first_loads
 
@@ -225,6 +230,11 @@ def test_two_judged_attempts_the_second_beside_the_first_in_both_languages(page,
     assert float(row.locator("td.previous").inner_text()) == first_loads
     assert re.fullmatch(r"−\d+(\.\d+)?", row.locator("td.change").inner_text())
     assert "better" in row.locator("td.change").get_attribute("class")
+    estimate = panel.locator(".profile-estimate").inner_text()
+    assert re.search(r"about [\d.]+ ms on an H100 \(input n=1048576\)", estimate), estimate
+    assert re.search(r"[−+]\d+% against the previous attempt's [\d.]+ ms", estimate), estimate
+    bars = panel.locator("figure.roofline[data-kind='bandwidth']")
+    assert bars.locator(".roofline-bar[data-who='previous'] .bench-label").inner_text() == "previous attempt (estimate)"
     head = panel.locator("table.profile-metrics thead").inner_text()
     assert "this attempt" in head and "previous attempt" in head and "change" in head
     assert panel.locator(".profile-findings").count() == 0 and "nothing stands out" in panel.inner_text()
