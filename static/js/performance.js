@@ -196,7 +196,7 @@
     return fig;
   }
 
-  function roofline(roof, previousRoof) {
+  function roofline(roof, previousRoof, width) {
     if (!roof || !isNum(roof.bandwidth_gbs) || roof.bandwidth_gbs <= 0) return null;
     const marks = plotted(roof, previousRoof).filter((m) => isNum(m.point.gbs) && m.point.gbs > 0);
     if (!marks.length) return null;
@@ -206,7 +206,7 @@
     fig.append(el("figcaption", { text: K.fmt(S[chartable ? "profile.roofline.title" : "profile.roofline.title_bw"], { gpu: roof.gpu, case: roof.case, gbs: num3.format(roof.bandwidth_gbs) }) }));
     if (chartable) {
       fig.dataset.kind = "roofline";
-      fig.append(rooflineChart(roof, byFlops, 560));
+      fig.append(rooflineChart(roof, byFlops, width));
       // the chart's points in words (what a screen reader, or a reader of a small screen, gets)
       const list = el("ul", { class: "roofline-points" });
       for (const m of byFlops) list.append(el("li", { "data-who": m.cls, text: K.fmt(S["profile.roofline.point"], {
@@ -229,7 +229,8 @@
     if (before) box.append(el("p", { class: "profile-previous-note", "data-submission": String(previous.submission_id),
       text: K.fmt(S["profile.previous_note"], { id: previous.submission_id }) }));
     if (prof.estimate && isNum(prof.estimate.time_ms)) box.append(estimateBlock(prof.estimate, before));
-    const fig = roofline(prof.roofline, before && before.roofline);
+    // as wide as the panel, between a phone's 280 px and 640 px
+    const fig = roofline(prof.roofline, before && before.roofline, Math.max(280, Math.min(640, box.clientWidth || 560)));
     if (fig) box.append(fig);
     for (const k of prof.kernels) {
       const old = before && (before.kernels || []).find((p) => p.name === k.name);

@@ -196,13 +196,39 @@ def test_a_pass_without_a_profile_says_why(page, state: str, ko: str, en: str) -
         assert page.locator(".exercise .profile").is_hidden()
 
 
+# Records, in order, when the verdict shows, each stage starts and the Performance
+# part shows: the profile must stream in after the verdict.
+WATCH = """() => {
+    window.kdojoSeen = [];
+    const results = document.querySelector('.exercise .results');
+    const seen = (what) => { if (!window.kdojoSeen.includes(what)) window.kdojoSeen.push(what); };
+    new MutationObserver(() => {
+        for (const name of ['verdict', 'profile']) {
+            const node = results.querySelector('.' + name);
+            if (!node.hidden && node.textContent) seen(name);
+        }
+        const active = results.querySelector('.stages li.active');
+        if (active) seen('stage:' + active.dataset.stage);
+    }).observe(results, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+
+
+def assert_profile_after_verdict(page) -> None:  # noqa: ANN001
+    seen = page.evaluate("() => window.kdojoSeen")
+    assert "verdict" in seen and "stage:profiling" in seen and "profile" in seen, seen
+    assert seen.index("verdict") < seen.index("stage:profiling") < seen.index("profile"), seen
+
+
 def test_two_judged_attempts_the_second_beside_the_first_in_both_languages(page, artifacts: Path) -> None:
-    """The real path: the emulator profiles each pass, the page shows the "profiling"
-    stage, and the second attempt's previous column comes from the server."""
+    """The real path: the emulator profiles each pass, the page shows the verdict,
+    then the "profiling" stage, then the profile; the second attempt's previous
+    column comes from the server."""
     open_lesson(page, "ko")
     type_kernel(page, CHUNKED)
+    page.evaluate(WATCH)
     page.keyboard.press("Control+Enter")
     assert wait_for_verdict(page) == "accepted"
+    assert_profile_after_verdict(page)
     stages = page.locator(".exercise .stages li").evaluate_all("items => items.map((li) => li.dataset.stage)")
     assert "profiling" in stages and stages.index("profiling") < stages.index("done"), stages
     assert page.locator(".exercise .stages li[data-stage='profiling'] .stage-name").inner_text() == "성능 분석 중"
