@@ -369,7 +369,8 @@ def spearman(xs: list[float], ys: list[float]) -> float:
 
 def compare(emu_path: str, ncu_path: str, times_path: str | None) -> None:
     emu = {(r["file"], r.get("launch", 0)): r for r in _load(emu_path) if "kernel" in r}
-    ncu = {(r["file"], r.get("launch", 0)): r for r in _load(ncu_path) if "kernel" in r}
+    ncu = {(r["file"], r.get("launch", 0)): {**r, **(_ncu_keys(r["raw"]) if "raw" in r else {})}
+           for r in _load(ncu_path) if "kernel" in r}  # metrics recomputed from the raw counters
     print("| file | kernel | " + " | ".join(f"{k} emu / ncu" for k in KEYS) + " |")
     print("|---|---|" + "---|" * len(KEYS))
     within = {k: [0, 0] for k in KEYS}

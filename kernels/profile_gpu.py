@@ -34,6 +34,11 @@ NCU_METRICS = (
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
     "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum",
+    # shared wavefronts of loads and stores alone, per SASS shared load/store: the total above also counts
+    # other traffic of the shared data pipe (7 per instruction in block_sum's shuffle reduction, none of it
+    # loads or stores) and shared atomics, which the emulator counts apart (docs/benchmarks.md, #16)
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
     "smsp__thread_inst_executed_per_inst_executed.ratio",
     "launch__registers_per_thread", "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
     "launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
@@ -90,14 +95,22 @@ def _div(a: float | None, b: float | None, digits: int = 2) -> float | None:
 def metrics_from_ncu(m: dict[str, float]) -> dict[str, Any]:
     metrics: dict[str, Any] = {k: None for k in prof.METRIC_KEYS}
     get = m.get
-    shared_req = (get("smsp__inst_executed_op_shared_ld.sum") or 0) + (get("smsp__inst_executed_op_shared_st.sum") or 0)
+    if get("smsp__sass_inst_executed_op_shared_ld.sum") is not None:
+        shared_waves = (get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum") or 0) + \
+            (get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum") or 0)
+        shared_req = (get("smsp__sass_inst_executed_op_shared_ld.sum") or 0) + \
+            (get("smsp__sass_inst_executed_op_shared_st.sum") or 0)
+    else:  # an ncu without the split (or $KDOJO_NCU_SKIP): the total, which overcounts
+        shared_waves = get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
+        shared_req = (get("smsp__inst_executed_op_shared_ld.sum") or 0) + \
+            (get("smsp__inst_executed_op_shared_st.sum") or 0)
     lanes = get("smsp__thread_inst_executed_per_inst_executed.ratio")
     metrics.update({
         "global_load_sectors_per_request": _div(get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
                                                 get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")),
         "global_store_sectors_per_request": _div(get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
                                                  get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")),
-        "shared_wavefronts_per_request": _div(get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"), shared_req),
+        "shared_wavefronts_per_request": _div(shared_waves, shared_req),
         "warp_execution_efficiency_pct": None if lanes is None else round(100 * lanes / 32, 1),
         "dram_throughput_pct": get("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
         "tensor_pipe_pct": get("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"),

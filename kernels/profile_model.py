@@ -88,7 +88,7 @@ BOUNDS = ("launch", "dram", "l2", "shared", "issue", "atomics", "compute")
 # The model's accuracy, measured by bench/profile_agreement.py on an H100 over every lesson's
 # reference and correct solutions (docs/benchmarks.md, "Profiling (#16)"). None: not measured.
 MEASURED_ACCURACY: dict[str, dict[str, Any]] = {
-    "H100": {"median_abs_error_pct": None, "spearman": None, "kernels": 0},
+    "H100": {"median_abs_error_pct": 59.8, "spearman": 0.838, "kernels": 102},  # 2026-11-24, first model
 }
 
 
