@@ -156,8 +156,9 @@ PREVIOUS_PROFILE_SCAN = 20
 
 def previous_profile(session: Session, submission: Submission) -> dict[str, Any] | None:
     """The profile of the same learner's latest earlier accepted attempt at the same
-    exercise that has one measured the same way (emulator counts are not set beside
-    Nsight Compute's), for the Performance panel's "previous attempt" column (#16).
+    exercise that has one measured the same way and for the same GPU (emulator
+    counts are not set beside Nsight Compute's, nor an H100's beside an L4's), for
+    the Performance panel's "previous attempt" column (#16).
 
     Only the submission's own author's attempts: the user's, or for an anonymous
     browser those of its `anon_id` that no account has claimed. None when this
@@ -177,7 +178,8 @@ def previous_profile(session: Session, submission: Submission) -> dict[str, Any]
     rows = session.execute(query.order_by(Submission.id.desc()).limit(PREVIOUS_PROFILE_SCAN))
     for sub_id, mode, finished_at, result in rows:
         earlier = (result or {}).get("profile")
-        if isinstance(earlier, dict) and earlier.get("source") == profile.get("source"):
+        if isinstance(earlier, dict) and (earlier.get("source"), earlier.get("gpu")) == \
+                (profile.get("source"), profile.get("gpu")):
             return {"submission_id": sub_id, "mode": mode,
                     "finished_at": finished_at.isoformat() + "Z" if finished_at else None,
                     "profile": earlier}

@@ -16,7 +16,7 @@ from app.models import User
 from tests.web.conftest import build_lessons, make_settings, signup, store_verdict, v1_result
 
 
-def _profiled(loads: float, source: str = "emulator", verdict: str = "accepted") -> dict:
+def _profiled(loads: float, source: str = "emulator", verdict: str = "accepted", gpu: str = "H100") -> dict:
     """A result whose profile the judge's validator accepts; `loads` tells them apart."""
     from kernels import profile as prof
 
@@ -24,7 +24,7 @@ def _profiled(loads: float, source: str = "emulator", verdict: str = "accepted")
                                                       "global_load_ideal_sectors_per_request": 4.0, "atomics": 0}
     res = {"registers_per_thread": 20, "static_shared_bytes": 1024, "stack_frame_bytes": 0, "spill_bytes": 0}
     kernel = prof.kernel_entry("block_sum", (8, 1, 1), (256, 1, 1), 0, res, metrics)
-    profile = prof.build(source, "n=4096", [kernel], [])
+    profile = prof.build(source, "n=4096", [kernel], []) | {"gpu": gpu}
     assert prof.validate(profile) == []
     return v1_result(verdict) | {"profile": profile}
 
@@ -51,6 +51,7 @@ def test_the_previous_profiled_pass_of_the_same_learner(client, app):
     store_verdict(app, ada["id"], _profiled(16.0, verdict="wrong_answer"))  # failed: not a previous pass
     store_verdict(app, ada["id"], v1_result())  # passed without a profile: skipped
     store_verdict(app, ada["id"], _profiled(2.0, source="ncu"))  # measured another way: skipped
+    store_verdict(app, ada["id"], _profiled(3.0, gpu="L4"))  # for another GPU: skipped
     latest = store_verdict(app, ada["id"], _profiled(4.0), mode="run")
     previous = _previous(client, latest)
     assert previous is not None and previous["submission_id"] == first and _loads(previous) == 32.0
