@@ -180,41 +180,52 @@
     return host;
   }
 
-  // Without a flop model a kernel has no place on the FLOP axis: its bytes per
-  // second against the DRAM ceiling, as bars.
-  function bandwidthBars(roof, marks) {
+  const pos = (v) => isNum(v) && v > 0;
+
+  // Without both a flop and a byte model a kernel has no place on the roofline:
+  // its GB/s against the DRAM ceiling (no flop model) or its GFLOP/s against the
+  // compute ceiling (no byte model), as bars. `key` is the point's field.
+  function bars(marks, key, ceiling, template) {
     const fig = el("div", { class: "roofline-bars" });
     for (const m of marks) {
-      const p = m.point;
-      if (!isNum(p.gbs)) continue;
-      const pct = 100 * p.gbs / roof.bandwidth_gbs;
+      const value = m.point[key];
+      if (!pos(value)) continue;
+      const pct = 100 * value / ceiling;
       fig.append(el("div", { class: "bench-row roofline-bar " + m.cls, "data-who": m.cls },
         el("span", { class: "bench-label", text: m.label }),
         el("span", { class: "bench-bar", style: `width:${Math.max(1, Math.min(100, pct)).toFixed(1)}%` }),
-        el("span", { class: "bench-ms", text: K.fmt(S["profile.roofline.gbs_pct"], { gbs: num3.format(p.gbs), pct: Math.round(pct) }) })));
+        el("span", { class: "bench-ms", text: K.fmt(S[template], { value: num3.format(value), pct: Math.round(pct) }) })));
     }
     return fig;
   }
 
   function roofline(roof, previousRoof, width) {
-    if (!roof || !isNum(roof.bandwidth_gbs) || roof.bandwidth_gbs <= 0) return null;
-    const marks = plotted(roof, previousRoof).filter((m) => isNum(m.point.gbs) && m.point.gbs > 0);
-    if (!marks.length) return null;
-    const byFlops = marks.filter((m) => isNum(m.point.intensity) && m.point.intensity > 0 && isNum(m.point.gflops) && m.point.gflops > 0);
+    if (!roof) return null;
+    const marks = plotted(roof, previousRoof);
+    const byFlops = marks.filter((m) => pos(m.point.intensity) && pos(m.point.gflops));
     const fig = el("figure", { class: "roofline", "data-case": roof.case || "" });
-    const chartable = byFlops.length && isNum(roof.compute_gflops) && roof.compute_gflops > 0;
-    fig.append(el("figcaption", { text: K.fmt(S[chartable ? "profile.roofline.title" : "profile.roofline.title_bw"], { gpu: roof.gpu, case: roof.case, gbs: num3.format(roof.bandwidth_gbs) }) }));
-    if (chartable) {
+    const values = { gpu: roof.gpu, case: roof.case };
+    if (byFlops.length && pos(roof.compute_gflops) && pos(roof.bandwidth_gbs)) {
       fig.dataset.kind = "roofline";
-      fig.append(rooflineChart(roof, byFlops, width));
+      fig.append(el("figcaption", { text: K.fmt(S["profile.roofline.title"], values) }), rooflineChart(roof, byFlops, width));
       // the chart's points in words (what a screen reader, or a reader of a small screen, gets)
       const list = el("ul", { class: "roofline-points" });
       for (const m of byFlops) list.append(el("li", { "data-who": m.cls, text: K.fmt(S["profile.roofline.point"], {
         who: m.label, intensity: num3.format(m.point.intensity), gflops: num3.format(m.point.gflops), ms: num3.format(m.point.time_ms) }) }));
       fig.append(list);
-    } else {
+    } else if (pos(roof.bandwidth_gbs) && marks.some((m) => pos(m.point.gbs))) {
       fig.dataset.kind = "bandwidth";
-      fig.append(bandwidthBars(roof, marks));
+      fig.append(el("figcaption", { text: K.fmt(S["profile.roofline.title_bw"], { ...values, gbs: num3.format(roof.bandwidth_gbs) }) }),
+        bars(marks, "gbs", roof.bandwidth_gbs, "profile.roofline.gbs_pct"));
+    } else if (pos(roof.compute_gflops) && marks.some((m) => pos(m.point.gflops))) {
+      // past the FP32 ceiling only the tensor cores go: then theirs is the one to compare with
+      const tensor = pos(roof.tensor_gflops) && marks.some((m) => m.point.gflops > roof.compute_gflops);
+      const ceiling = tensor ? roof.tensor_gflops : roof.compute_gflops;
+      fig.dataset.kind = "compute";
+      fig.append(el("figcaption", { text: K.fmt(S[tensor ? "profile.roofline.title_tensor" : "profile.roofline.title_fp32"], { ...values, gflops: num3.format(ceiling) }) }),
+        bars(marks, "gflops", ceiling, "profile.roofline.gflops_pct"));
+    } else {
+      return null;
     }
     return fig;
   }

@@ -161,6 +161,33 @@ def test_without_a_flop_model_bars_stand_in_for_the_roofline(page, lang: str) ->
     assert page.locator(".exercise .profile .profile-previous-note").count() == 0
 
 
+# gemm-epilogue.fp32's reference as the emulator profiled it (kdojo judge --json): a flop
+# model and no byte model, so no intensity: GFLOP/s bars against the FP32 ceiling
+GEMM_ROOFLINE = {
+    "gpu": "H100", "case": "4096x4096x4096 bias_kind=1 act=2 alpha=1.0 beta=0.0", "bandwidth_gbs": 3000.0,
+    "compute_gflops": 66900.0, "tensor_gflops": 989000.0,
+    "points": [{"who": "attempt", "kind": "estimate", "time_ms": 9.117639, "bytes": None, "flops": 137438953472.0,
+                "intensity": None, "gbs": None, "gflops": 15074.0},
+               {"who": "reference", "kind": "measured", "time_ms": 3.23478, "bytes": None, "flops": 137438953472.0,
+                "intensity": None, "gbs": None, "gflops": 42487.9},
+               {"who": "framework", "kind": "measured", "time_ms": 3.54544, "bytes": None, "flops": 137438953472.0,
+                "intensity": None, "gbs": None, "gflops": 38765.0}]}
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_without_a_byte_model_bars_show_gflops_against_the_compute_ceiling(page, lang: str) -> None:
+    open_lesson(page, lang)
+    profile = _profile(4.0, ms=9.117639) | {"roofline": GEMM_ROOFLINE}
+    page.evaluate(FEED, _submission(profile, None))
+    figure = page.locator(".exercise .profile figure.roofline[data-kind='compute']")
+    assert figure.locator("canvas").count() == 0
+    assert figure.locator(".roofline-bar[data-who='attempt'] .bench-ms").inner_text() == "15,100 GFLOP/s (23%)"
+    assert figure.locator(".roofline-bar[data-who='reference'] .bench-ms").inner_text() == "42,500 GFLOP/s (64%)"
+    assert figure.locator(".roofline-bar[data-who='framework'] .bench-ms").inner_text() == "38,800 GFLOP/s (58%)"
+    caption = figure.locator("figcaption").inner_text()
+    assert ("FP32 한계 66,900 GFLOP/s 대비" in caption) if lang == "ko" else ("against the 66,900 GFLOP/s FP32 ceiling" in caption)
+
+
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_a_finding_is_translated_and_links_to_its_lesson(page, lang: str) -> None:
     open_lesson(page, lang)
