@@ -15,9 +15,14 @@ from app.deps import get_current_user
 from app.i18n import track_title
 from app.pages import anon_cache
 from app.pages.context import base_context, not_found, render
+from app.pages.partials import render_partial
 from app.services.catalog_view import visible
 
 router = APIRouter()
+
+
+PROFILING_TTL_S = 60.0  # looking for ncu searches PATH (~0.2 ms): once a minute, not per page
+_profiling: dict[str | None, tuple[float, str]] = {}
 
 
 def profiling_here(backend: str | None) -> str:
@@ -28,7 +33,10 @@ def profiling_here(backend: str | None) -> str:
 
     if not switched_on():
         return "off"
-    return "on" if status(backend)["enabled"] else "unavailable"
+    cached = _profiling.get(backend)
+    if cached is None or time.monotonic() - cached[0] > PROFILING_TTL_S:
+        cached = _profiling[backend] = (time.monotonic(), "on" if status(backend)["enabled"] else "unavailable")
+    return cached[1]
 
 
 def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str], profiling: str = "on") -> dict[str, Any]:
@@ -145,6 +153,8 @@ def render_lesson_page(lesson_id: str, request: Request, session: Any, user: Any
         next_lesson=next_lesson,
         prerequisites=prerequisite_views(catalog, lesson, lang, user),
         exercises=exercises,
+        # each panel from its inputs alone, kept (issue #13): app.pages.partials
+        exercise_panels=[render_partial("partials/_exercise.html", lang, ex=ex) for ex in exercises],
         comments=comments,
         comments_total=sum(1 + len(c.get("replies", ())) for c in comments),
     )
