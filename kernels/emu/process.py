@@ -48,6 +48,7 @@ class Crash:
     memory: dict[str, int] | None = None
 
 
+MEMORY_FAULT_MARK = b"KDOJO-MEMORY-FAULT"
 _MEMORY_FAULT = re.compile(r"KDOJO-MEMORY-FAULT ((?:\w+=-?(?:0x[0-9a-f]+|\d+) ?)+)")
 
 
@@ -113,6 +114,8 @@ class ProgramProcess:
         self._cpu_limit_s: float | None = None  # the soft RLIMIT_CPU we set for this case
         self._killed = False  # we sent SIGKILL
         self.vm_peak = 0  # the program's highest address space seen (bytes)
+        self._released = False  # a dying program's wait ended by us (SIGUSR2)
+        self._stderr_tail = b""  # the last bytes of stderr (a report split across reads)
         # Bigger pipes: a 4 MiB case crosses in a few writes instead of 64 KiB
         # hand-offs between the two processes (each a wake-up on a busy machine).
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -153,6 +156,22 @@ class ProgramProcess:
         if used is not None:
             self._cpu_s = used
         self.vm_peak = max(self.vm_peak, jail.vm_peak_bytes(pid) or 0)
+
+    def _on_stderr(self, chunk: bytes) -> None:
+        """A dying program reports its fault on stderr and then waits (bounded, in the
+        runtime's handler) with its memory intact: read its peak now, then release it
+        with SIGUSR2. The reading is ours; the program's report only says when to look."""
+        self._sample()
+        seen, self._stderr_tail = self._stderr_tail + chunk, (self._stderr_tail + chunk)[-len(MEMORY_FAULT_MARK):]
+        if self._released or MEMORY_FAULT_MARK not in seen:
+            return
+        self._released = True
+        pid = self._program_pid()
+        if pid:
+            try:
+                os.kill(pid, signal.SIGUSR2)
+            except OSError:
+                pass  # the program's bounded wait ends on its own
 
     def out_of_memory(self) -> bool:
         """Whether the program has come within 10% of its RLIMIT_AS: read by the judge
@@ -207,14 +226,12 @@ class ProgramProcess:
                     else:
                         chunk = os.read(key.fileobj.fileno(), 1 << 20)
                         if key.fileobj is self.proc.stderr:
-                            if chunk:
-                                # A dying program reports its fault on stderr while its memory
-                                # still exists: the moment to read its peak.
-                                self._sample()
                             if not chunk:
                                 sel.unregister(self.proc.stderr)
-                            elif len(self.stderr) < STDERR_CAP_BYTES:
+                                continue
+                            if len(self.stderr) < STDERR_CAP_BYTES:
                                 self.stderr += chunk[:STDERR_CAP_BYTES - len(self.stderr)]
+                            self._on_stderr(chunk)
                             continue
                         if not chunk:
                             return self._crashed(deadline, started)

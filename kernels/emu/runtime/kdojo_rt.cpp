@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -731,8 +732,8 @@ KDOJO_TLS int64_t t_chunk = -1;          // the chunk this thread runs; -1: not 
 // into the learner's line), the address, read or write, and the buffer the
 // address is nearest to. Then it dies of SIGSEGV: a fault raised inside the
 // handler, with SIGSEGV and SIGBUS blocked there, makes the kernel reset the
-// handler and kill the program. Only write(2), futex(2) and sched_yield(2)
-// are called here.
+// handler and kill the program. Only write(2), futex(2), sched_yield(2) and
+// clock_gettime (vDSO) are called here.
 //
 // On a worker running blocks in parallel, the fault must be the one the
 // sequential run would meet first: the handler first waits until every lower
@@ -745,6 +746,34 @@ namespace {
 
 alignas(16) char g_fault_stack[kFaultStackBytes];
 volatile uintptr_t g_null_address = 0;
+
+// The dying program waits (at most kReleaseWaitNs) until the judge has read its
+// peak address space from /proc — the judge's only evidence that our RLIMIT_AS
+// ended it (memory_limit_exceeded) — and released it with SIGUSR2. Whatever the
+// program does here decides nothing: the judge reads /proc itself, and without
+// the wait the reading could miss a program that had already exited.
+constexpr long kReleaseWaitNs = 3'000'000'000L;
+std::atomic<uint32_t> g_released{0};
+
+void on_release(int) {
+    g_released.store(1, std::memory_order_release);
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&g_released), FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX,
+            nullptr, nullptr, 0);
+}
+
+void wait_for_the_judge() {
+    struct timespec left = {kReleaseWaitNs / 1'000'000'000L, kReleaseWaitNs % 1'000'000'000L};
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (g_released.load(std::memory_order_acquire) == 0) {
+        syscall(SYS_futex, reinterpret_cast<uint32_t*>(&g_released), FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 0, &left,
+                nullptr, 0);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long spent = (now.tv_sec - start.tv_sec) * 1'000'000'000L + (now.tv_nsec - start.tv_nsec);
+        if (spent >= kReleaseWaitNs) return;
+        left = {(kReleaseWaitNs - spent) / 1'000'000'000L, (kReleaseWaitNs - spent) % 1'000'000'000L};
+    }
+}
 
 [[noreturn]] void die_of_sigsegv() {
     *reinterpret_cast<volatile char*>(g_null_address) = 0;  // SIGSEGV is blocked here: fatal
@@ -854,6 +883,7 @@ void on_memory_fault(int, siginfo_t* info, void* context) {
     if (t_chunk >= 0 && !first_fault_in_order(static_cast<uint32_t>(t_chunk))) park_worker_forever();
     ssize_t ignored = ::write(2, line, static_cast<size_t>(p - line));
     (void)ignored;
+    wait_for_the_judge();
     die_of_sigsegv();
 }
 
@@ -874,6 +904,12 @@ void install_fault_handler() {
     sigaddset(&sa.sa_mask, SIGBUS);
     sigaction(SIGSEGV, &sa, nullptr);
     sigaction(SIGBUS, &sa, nullptr);
+    struct sigaction release;
+    memset(&release, 0, sizeof release);
+    release.sa_handler = on_release;
+    release.sa_flags = SA_ONSTACK;
+    sigemptyset(&release.sa_mask);
+    sigaction(SIGUSR2, &release, nullptr);
 }
 
 Thread* current_thread() { return g_running; }
