@@ -80,6 +80,12 @@ def get_current_user(request: Request, session: SessionDep) -> User | None:
     return state["user"]
 
 
+def current_owner(request: Request, session: Session) -> Owner:
+    """`OwnerDep` for code that opened its own session (a route that makes one thread hop)."""
+    return Owner(user=get_current_user(request, session), anon_id=request.cookies.get(ANON_COOKIE),
+                 client_ip=client_ip(request))
+
+
 CurrentUser = Annotated[User | None, Depends(get_current_user)]
 
 

@@ -11,6 +11,8 @@ Plural forms, numbers and dates go through Babel (CLDR data): a string may be
 
 from __future__ import annotations
 
+import functools
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -90,10 +92,12 @@ def track_title(lang: str, track_id: str) -> str:
     return translate(lang, key) if key in STRINGS[DEFAULT_LANG] else track_id
 
 
+@functools.cache
 def js_strings(lang: str) -> dict[str, str]:
     """The strings the browser scripts need: `js.*` (prefix dropped), and the
     learner bar's, catalog's and exercise panel's (full keys), which the
-    scripts re-render from local progress."""
+    scripts re-render from local progress. Built once per language (every page
+    sends them); callers must not change the dict."""
     table = STRINGS[lang]
     strings = {k[3:]: v for k, v in table.items() if k.startswith("js.")}
     strings.update({k: v for k, v in table.items() if k.startswith(_JS_PREFIXES)})

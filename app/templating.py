@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
-from jinja2 import pass_context
+from jinja2 import pass_context, pass_eval_context
+from jinja2.filters import do_tojson
+from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup, escape
 
 from app.i18n import DEFAULT_LANG, format_number, track_title, translate
@@ -63,6 +65,42 @@ def static_url(path: str) -> str:
     return f"/static/{path}?v={digest}"
 
 
+def html_json(value: Any) -> str:
+    """What Jinja's `tojson` writes for `value` (sorted keys, `<>&'` escaped for HTML)."""
+    return str(htmlsafe_json_dumps(value, sort_keys=True))
+
+
+class PageData(dict):
+    """A dict for `| tojson` whose listed values are serialized already (`known`:
+    key → (the value, its `html_json`)): every page sends the browser the same ~20 KB
+    of strings and tables per language, and serializing them was ~15% of a signed-in
+    lesson page (issue #13). A known text is used only while the key still holds
+    that very object; the result is what `tojson` writes for the plain dict."""
+
+    __slots__ = ("known",)
+
+    def __init__(self, values: dict[str, Any], known: dict[str, tuple[Any, str]]) -> None:
+        super().__init__(values)
+        self.known = known
+
+    def to_json(self) -> str:
+        parts = []
+        for key in sorted(self):
+            value = self[key]
+            known = self.known.get(key)
+            text = known[1] if known is not None and known[0] is value else html_json(value)
+            parts.append(f"{html_json(key)}: {text}")
+        return "{" + ", ".join(parts) + "}"
+
+
+@pass_eval_context
+def _tojson(eval_ctx: Any, value: Any, indent: int | None = None) -> Markup:
+    if isinstance(value, PageData) and indent is None:
+        return Markup(value.to_json())
+    return do_tojson(eval_ctx, value, indent)
+
+
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 templates.env.globals.update(t=_t, track_title=_track_title, csrf_token=csrf_token, static_url=static_url,
                              utc_time=utc_time, number=_number)
+templates.env.filters["tojson"] = _tojson

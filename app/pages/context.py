@@ -11,9 +11,8 @@ from starlette.responses import HTMLResponse
 from app import xp as xp_rules
 from app.achievements import ACHIEVEMENTS
 from app.i18n import js_strings, remember_lang, request_lang
-from app.services.comments import unread_count
-from app.services.progress import learner_summary
-from app.templating import templates
+from app.services.progress import LearnerState, learner_state, learner_summary
+from app.templating import PageData, html_json, templates
 
 
 def levels_table() -> list[dict[str, Any]]:
@@ -33,32 +32,56 @@ def lessons_table(catalog: Any) -> dict[str, dict[str, Any]]:
     }
 
 
+_SHARED_MAX = 16
+_shared: dict[tuple[str, int], tuple[Any, dict[str, tuple[Any, str]]]] = {}
+
+
+def shared_page_data(lang: str, catalog: Any) -> dict[str, tuple[Any, str]]:
+    """The page data every page of a language shares (strings, tables), each with its
+    JSON text, built once per (language, catalog): a reload builds a new catalog."""
+    key = (lang, id(catalog))
+    hit = _shared.get(key)
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    values = {
+        "strings": js_strings(lang),
+        "levels": levels_table(),
+        "lessons": lessons_table(catalog),
+        "achievementTitles": {a.id: a.title_ko if lang == "ko" else a.title_en for a in ACHIEVEMENTS},
+    }
+    known = {name: (value, html_json(value)) for name, value in values.items()}
+    if len(_shared) >= _SHARED_MAX:  # old catalogs (lessons reloaded in development)
+        _shared.clear()
+    _shared[key] = (catalog, known)  # the catalog is held, so its id is not reused meanwhile
+    return known
+
+
 def base_context(request: Request, session: Any, user: Any, catalog: Any) -> dict[str, Any]:
     lang = request_lang(request)
-    summary = learner_summary(session, user, catalog)
+    # one query for the learner bar and the unread count (issue #13: it was five)
+    state = learner_state(session, user.id) if user is not None else LearnerState()
+    summary = learner_summary(session, user, catalog, state)
     backend = getattr(request.app.state, "judge_backend", (None, ""))[0]
     kept = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"]
+    shared = shared_page_data(lang, catalog)
     return {
         # the footer says where kernels are judged, truthfully (#13)
         "judge_on": {"cuda": "gpu", "emu": "emu"}.get(backend or "", "none"),
         # the language switch keeps the rest of the query (next=, …); urlencoded (#13)
         "lang_switch_query": urlencode(kept),
-        "unread_notifications": unread_count(session, user) if user is not None else 0,
+        "unread_notifications": state.unread_notifications,
         "request": request,
         "lang": lang,
         "user": user,
         "summary": summary,
         "level_title": summary.level_title_ko if lang == "ko" else summary.level_title,
-        "page_data": {
+        "page_data": PageData({
             "lang": lang,
             "signedIn": user is not None,
-            "strings": js_strings(lang),
-            "levels": levels_table(),
-            "lessons": lessons_table(catalog),
+            **{name: value for name, (value, _) in shared.items()},
             "achievementsTotal": summary.achievements_total,
-            "achievementTitles": {a.id: a.title_ko if lang == "ko" else a.title_en for a in ACHIEVEMENTS},
             "summary": summary.as_dict() if user is not None else None,
-        },
+        }, shared),
     }
 
 

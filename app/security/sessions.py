@@ -10,7 +10,7 @@ import datetime as dt
 import hashlib
 import secrets
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from app.models import User, UserSession, utcnow
@@ -37,19 +37,24 @@ def create_session(session: Session, user: User, days: int, user_agent: str = ""
     return token
 
 
+# Built once: every signed-in request runs it, and building a statement costs more
+# than SQLAlchemy's compiled-statement cache saves (the web load bench, issue #13).
+_USER_FOR_TOKEN = (
+    select(UserSession.revoked_at, UserSession.expires_at, User)
+    .join(User, User.id == UserSession.user_id)
+    .where(UserSession.token_hash == bindparam("token_hash"))
+)
+
+
 def user_for_token(session: Session, token: str | None) -> User | None:
-    """The live, enabled user behind a cookie token, or None."""
+    """The live, enabled user behind a cookie token, or None (one query)."""
     if not token:
         return None
-    row = session.execute(
-        select(UserSession, User)
-        .join(User, User.id == UserSession.user_id)
-        .where(UserSession.token_hash == _digest(token))
-    ).first()
+    row = session.execute(_USER_FOR_TOKEN, {"token_hash": _digest(token)}).first()
     if row is None:
         return None
-    user_session, user = row
-    if user_session.revoked_at is not None or user_session.expires_at <= utcnow():
+    revoked_at, expires_at, user = row
+    if revoked_at is not None or expires_at <= utcnow():
         return None
     if user.disabled:
         return None

@@ -12,7 +12,7 @@ from typing import Any
 
 import nh3
 from markdown_it import MarkdownIt
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from app.models import Comment, Notification, User, utcnow
@@ -40,7 +40,7 @@ def render_comment(body_md: str) -> str:
     )
 
 
-def comment_view(comment: Comment, author: str) -> dict[str, Any]:
+def comment_view(comment: Any, author: str) -> dict[str, Any]:
     return {
         "id": comment.id, "lesson_id": comment.lesson_id, "parent_id": comment.parent_id,
         "author": author, "body_html": comment.body_html, "body_md": comment.body_md,
@@ -48,18 +48,24 @@ def comment_view(comment: Comment, author: str) -> dict[str, Any]:
     }
 
 
+# Built once, columns only (no ORM objects): every lesson page reads it (issue #13).
+_LESSON_COMMENTS = (
+    select(Comment.id, Comment.lesson_id, Comment.parent_id, User.display_name.label("author"),
+           Comment.body_html, Comment.body_md, Comment.created_at)
+    .join(User, User.id == Comment.user_id)
+    .where(Comment.lesson_id == bindparam("lesson_id"), Comment.hidden.is_(False))
+    .order_by(Comment.id)
+)
+
+
 def list_for_lesson(session: Session, lesson_id: str) -> list[dict[str, Any]]:
     """Top-level comments oldest first, each with `replies` (oldest first)."""
-    rows = session.execute(
-        select(Comment, User.display_name).join(User, User.id == Comment.user_id)
-        .where(Comment.lesson_id == lesson_id, Comment.hidden.is_(False))
-        .order_by(Comment.id)
-    ).all()
-    views = {c.id: {**comment_view(c, name), "replies": []} for c, name in rows}
+    rows = session.execute(_LESSON_COMMENTS, {"lesson_id": lesson_id}).all()
+    views = {row.id: {**comment_view(row, row.author), "replies": []} for row in rows}
     top: list[dict[str, Any]] = []
-    for comment, _ in rows:
-        view = views[comment.id]
-        parent = views.get(comment.parent_id) if comment.parent_id else None
+    for row in rows:
+        view = views[row.id]
+        parent = views.get(row.parent_id) if row.parent_id else None
         (parent["replies"] if parent is not None else top).append(view)
     return top
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import String, bindparam, cast, func, literal_column, null, select, union_all
 from sqlalchemy.orm import Session
 
 from app import xp as xp_rules
 from app.achievements import ACHIEVEMENTS
-from app.models import Completion, Submission, User, UserAchievement, XpAward
+from app.models import Completion, Notification, Submission, User, UserAchievement, XpAward
 from app.services import catalog_view
 
 
@@ -55,25 +55,66 @@ def completed_ids(session: Session, user_id: int, kind: str) -> list[str]:
     )
 
 
-def learner_summary(session: Session, user: User | None, catalog: Any) -> LearnerSummary:
+@dataclass(frozen=True)
+class LearnerState:
+    """What the database knows of one learner that every page shows (the learner bar, the
+    unread count): read with one query."""
+
+    xp: int = 0
+    exercise_ids: tuple[str, ...] = ()
+    lesson_ids: tuple[str, ...] = ()
+    achievement_ids: tuple[str, ...] = ()
+    unread_notifications: int = 0
+
+
+# Built once: every signed-in page runs it (issue #13: a signed-in lesson page made
+# 8 SQL statements, each built anew). One row per fact: (part, item, n).
+_USER = bindparam("user_id")
+_LEARNER_STATE = union_all(
+    select(literal_column("'xp'").label("part"), cast(null(), String).label("item"),
+           func.coalesce(func.sum(XpAward.xp), 0).label("n")).where(XpAward.user_id == _USER),
+    select(Completion.kind, Completion.item_id, Completion.id).where(Completion.user_id == _USER),
+    select(literal_column("'achievement'"), UserAchievement.achievement_id, UserAchievement.id)
+    .where(UserAchievement.user_id == _USER),
+    select(literal_column("'unread'"), cast(null(), String), func.count()).select_from(Notification)
+    .where(Notification.user_id == _USER, Notification.read_at.is_(None)),
+)
+
+
+def learner_state(session: Session, user_id: int) -> LearnerState:
+    xp = unread = 0
+    parts: dict[str, list[tuple[int, str]]] = {"exercise": [], "lesson": [], "achievement": []}
+    for part, item, n in session.execute(_LEARNER_STATE, {"user_id": user_id}):
+        if part == "xp":
+            xp = int(n or 0)
+        elif part == "unread":
+            unread = int(n or 0)
+        elif part in parts:
+            parts[part].append((n, item))
+    ordered = {part: tuple(item for _, item in sorted(rows)) for part, rows in parts.items()}  # oldest first
+    return LearnerState(xp, ordered["exercise"], ordered["lesson"], ordered["achievement"], unread)
+
+
+def learner_summary(session: Session, user: User | None, catalog: Any,
+                    state: LearnerState | None = None) -> LearnerSummary:
     """The learner bar. Anonymous learners (user=None) start from zero: their
-    progress lives in the browser."""
-    lessons_total = len(catalog_view.lessons(catalog))
+    progress lives in the browser. `state`: already read for this user."""
     if user is None:
-        xp, exercise_ids, lesson_ids, achievement_ids = 0, [], [], []
-    else:
-        xp = total_xp(session, user.id)
-        exercise_ids = completed_ids(session, user.id, "exercise")
-        lesson_ids = completed_ids(session, user.id, "lesson")
-        achievement_ids = list(
-            session.scalars(
-                select(UserAchievement.achievement_id).where(UserAchievement.user_id == user.id)
-            )
-        )
+        state = LearnerState()
+    elif state is None:
+        state = learner_state(session, user.id)
+    return _summary(state, catalog)
+
+
+def _summary(state: LearnerState, catalog: Any) -> LearnerSummary:
+    lessons = catalog_view.lessons(catalog)
+    lessons_total = len(lessons)
+    xp = state.xp
     level = xp_rules.level_for(xp)
     upcoming = xp_rules.next_level(xp)
     span = (upcoming.min_xp - level.min_xp) if upcoming else 0
-    known = {lesson.id for lesson in catalog_view.lessons(catalog)}
+    known = {lesson.id for lesson in lessons}
+    lesson_ids = list(state.lesson_ids)
     lessons_done = len([lid for lid in lesson_ids if lid in known]) if known else len(lesson_ids)
     return LearnerSummary(
         xp=xp,
@@ -87,12 +128,12 @@ def learner_summary(session: Session, user: User | None, catalog: Any) -> Learne
         level_span_xp=span,
         lessons_done=lessons_done,
         lessons_total=lessons_total,
-        achievements_done=len(achievement_ids),
+        achievements_done=len(state.achievement_ids),
         achievements_total=len(ACHIEVEMENTS),
         pct_complete=int(100 * lessons_done / lessons_total) if lessons_total else 0,
-        completed_exercise_ids=exercise_ids,
+        completed_exercise_ids=list(state.exercise_ids),
         completed_lesson_ids=lesson_ids,
-        achievement_ids=achievement_ids,
+        achievement_ids=list(state.achievement_ids),
     )
 
 
