@@ -138,3 +138,27 @@ def test_wmma_needs_the_whole_warp():
                                       np.zeros((16, 16), np.float32)])
     assert got.fault == "warp mask mismatch"
     assert "wmma::mma_sync" in got.fault_message and "wmma::store_matrix_sync" in got.fault_message
+
+
+ACTIVEMASK = r'''
+extern "C" __global__ void k(unsigned* masks, unsigned* sides, int n) {
+    int i = threadIdx.x;
+    if (i >= n) return;  // these lanes exit; lane 32 calls __activemask() before lanes 40-63 have run
+    masks[i] = __activemask();
+    if (i % 2)
+        sides[i] = __activemask();
+    else
+        sides[i] = __activemask();
+}
+'''
+
+
+def test_activemask_never_counts_lanes_that_exited():
+    for variant, adversarial in (("fast", False), ("check", True)):
+        got = launch(ACTIVEMASK, "k", 1, 64, [np.zeros(64, np.uint32), np.zeros(64, np.uint32), 40],
+                     variant=variant, adversarial=adversarial)
+        assert got.fault is None and not got.diagnostics, got.diagnostics
+        masks, sides = got.arrays
+        assert list(masks[:40]) == [0xFFFFFFFF] * 32 + [0xFF] * 8 and not masks[40:].any()
+        # the two sides of a branch are apart, as a diverged warp's
+        assert list(sides[:40]) == [0x55555555, 0xAAAAAAAA] * 16 + [0x55, 0xAA] * 4

@@ -163,7 +163,9 @@ public:
     explicit coalesced_group(unsigned mask)
         : warp_group(detail::COALESCED, static_cast<unsigned>(__builtin_popcount(mask)), mask) {}
 };
-inline coalesced_group coalesced_threads() { return coalesced_group(::kdojo::activemask()); }
+inline coalesced_group coalesced_threads(int line = __builtin_LINE()) {
+    return coalesced_group(::kdojo::activemask(line));
+}
 
 class grid_group {
 public:

@@ -39,7 +39,7 @@
 #define __ballot_sync(m, p) static_cast<unsigned>(::kdojo::collective(::kdojo::COLL_BALLOT, __LINE__, (m), (p) ? 1u : 0u, 0, 32))
 #define __any_sync(m, p) static_cast<int>(::kdojo::collective(::kdojo::COLL_ANY, __LINE__, (m), (p) ? 1u : 0u, 0, 32))
 #define __all_sync(m, p) static_cast<int>(::kdojo::collective(::kdojo::COLL_ALL, __LINE__, (m), (p) ? 1u : 0u, 0, 32))
-#define __activemask() ::kdojo::activemask()
+#define __activemask() ::kdojo::activemask(__LINE__)
 #define __reduce_add_sync(m, v) ::kdojo::reduce_sync(__LINE__, ::kdojo::COLL_REDUCE_ADD, (m), (v))
 #define __reduce_min_sync(m, v) ::kdojo::reduce_sync(__LINE__, ::kdojo::COLL_REDUCE_MIN, (m), (v))
 #define __reduce_max_sync(m, v) ::kdojo::reduce_sync(__LINE__, ::kdojo::COLL_REDUCE_MAX, (m), (v))

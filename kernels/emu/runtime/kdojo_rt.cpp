@@ -166,6 +166,8 @@ inline void hot_push(unsigned i) { g_hot[g_hot_tail++ & (kHotRing - 1)] = i; }
 
 
 KDOJO_TLS unsigned g_done = 0, g_at_barrier = 0;
+// Threads waiting in __activemask() for the rest of their warp (release_activemask).
+KDOJO_TLS unsigned g_at_activemask = 0;
 // The last released barrier: threads it released, and how many of them passed
 // a non-zero predicate (__syncthreads_count / _and / _or read these on return;
 // no other barrier can be released before every released thread has run on).
@@ -573,11 +575,41 @@ bool release_barrier() {
     return true;
 }
 
+// __activemask(): once no lane of the warp can still run (each has finished or
+// waits), every lane waiting in __activemask() gets the lanes that wait in it
+// on the same line: the lanes that reached that point together. A lane that
+// has exited is never among them, whether it ran before the call or after.
+void release_activemask(unsigned warp, Thread* arriving) {
+    Thread* lanes = &S->threads[warp * 32];
+    unsigned waiting = 0;
+    for (unsigned bits = S->warps[warp].exist; bits; bits &= bits - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+        if (lanes[l].state == T_AMASK) waiting |= lane_bit(l);
+    }
+    for (unsigned bits = waiting; bits; bits &= bits - 1) {
+        Thread& o = lanes[__builtin_ctz(bits)];
+        unsigned same = 0;
+        for (unsigned b2 = waiting; b2; b2 &= b2 - 1)
+            if (lanes[__builtin_ctz(b2)].line == o.line) same |= lane_bit(static_cast<unsigned>(__builtin_ctz(b2)));
+        o.result = same;
+    }
+    for (unsigned bits = waiting; bits; bits &= bits - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+        lanes[l].state = T_RUNNABLE;
+        --g_at_activemask;
+        if (&lanes[l] != arriving) hot_push(warp * 32 + l);
+    }
+}
+
 // Nothing can run: every live thread waits. Either a barrier or a collective
 // can be released, or the block is stuck.
 bool settle_block() {
     unsigned n = static_cast<unsigned>(S->threads.size());
     if (g_done == n) return false;
+    if (g_at_activemask) {  // first: a lane in __activemask() may be one a collective waits for
+        for (unsigned w = 0; w < S->warps.size(); ++w) release_activemask(w, nullptr);
+        return true;
+    }
     bool at_coll = false;
     for (const Thread& t : S->threads) at_coll |= t.state == T_COLL;
     if (!at_coll) return release_barrier();
@@ -628,7 +660,7 @@ bool settle_block() {
 
 void run_block() {
     unsigned n = static_cast<unsigned>(S->threads.size());
-    g_done = g_at_barrier = 0;
+    g_done = g_at_barrier = g_at_activemask = 0;
     S->queue.assign(S->order.begin(), S->order.end());
     g_queue_head = 0;
     g_hot_head = g_hot_tail = 0;
@@ -1044,14 +1076,27 @@ uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, 
     return t->result;
 }
 
-unsigned activemask() {
+// The lanes of the warp that reach this __activemask() together. A fiber runs
+// on until it waits, so the lanes after this one may not have started yet:
+// this lane waits until every lane of its warp has finished or waits too
+// (release_activemask), so a lane that exits first is never counted.
+unsigned activemask(int line) {
     Thread* t = g_running;
-    unsigned live = 0;
-    Thread* lanes = &S->threads[t->st.warp * 32];
-    unsigned exist = S->warps[t->st.warp].exist;
-    for (unsigned l = 0; l < 32; ++l)
-        if ((exist & lane_bit(l)) && lanes[l].state != T_DONE) live |= lane_bit(l);
-    return live;
+    const unsigned warp = t->st.warp;
+    t->state = T_AMASK;
+    t->line = line;
+    ++g_at_activemask;
+    const Thread* lanes = &S->threads[warp * 32];
+    bool settled = true;
+    for (unsigned bits = S->warps[warp].exist; bits && settled; bits &= bits - 1) {
+        unsigned char st = lanes[__builtin_ctz(bits)].state;
+        settled = st != T_NEW && st != T_RUNNABLE;
+    }
+    if (settled)
+        release_activemask(warp, t);  // the last lane to come: it runs on
+    else
+        yield_to_scheduler();
+    return static_cast<unsigned>(t->result);
 }
 
 namespace {

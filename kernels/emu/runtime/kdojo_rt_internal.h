@@ -10,7 +10,8 @@
 
 namespace kdojo {
 
-enum ThreadStateKind : unsigned char { T_NEW, T_RUNNABLE, T_BARRIER, T_COLL, T_DONE, T_FAULT };
+// T_AMASK: waiting in __activemask() for the rest of its warp (kdojo_rt.cpp).
+enum ThreadStateKind : unsigned char { T_NEW, T_RUNNABLE, T_BARRIER, T_COLL, T_DONE, T_FAULT, T_AMASK };
 
 struct Thread {
     ThreadState st;  // first member: g_cur points here
