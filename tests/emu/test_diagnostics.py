@@ -41,6 +41,8 @@ CHECKED = [
     ("race_between_blocks.cu", dict(grid=4, block=32, args=[_ones(4), np.zeros(1, F32)]), "race", 4),
     # a scalar __shared__ variable is shared memory too (it was a plain static, unchecked)
     ("race_scalar_shared_counter.cu", dict(grid=2, block=64, args=[_ones(128), np.zeros(2, F32)]), "race", 6),
+    # the atomic's code is the runtime header's: the race names the learner's line of the atomicAdd
+    ("race_atomic_then_read.cu", dict(grid=1, block=64, args=[np.zeros(1, np.int32)]), "race", 6),
     ("oob_global_read.cu", dict(grid=2, block=256, args=[_ones(300), np.zeros(1, F32), 300]), "out_of_bounds", 4),
     ("oob_shared_write.cu", dict(grid=1, block=128, args=[_ones(128), np.zeros(64, F32)]), "out_of_bounds", 5),
     ("oob_dynamic_shared.cu", dict(grid=1, block=64, args=[_ones(64), np.zeros(64, F32)], shared=32 * 4),
@@ -56,6 +58,16 @@ def test_checker_diagnostic(name, how, kind, line):
     assert found, got.diagnostics
     assert found[0].line == line, found[0]
     assert f"line {line}" in found[0].message
+
+
+def test_a_race_with_an_atomic_names_both_learner_lines():
+    # It named kdojo_device.h's line of the atomic (143), read as the learner's.
+    for adversarial in (False, True):
+        got = launch(kernel_file("race_atomic_then_read.cu"), "k", 1, 64, [np.zeros(1, np.int32)],
+                     variant="check", adversarial=adversarial)
+        (race,) = [d for d in got.diagnostics if d.kind == "race"]
+        assert race.line == 6, race
+        assert "(line 6) while" in race.message and "read it (line 7)" in race.message, race.message
 
 
 def test_out_of_bounds_message_names_buffer_and_element():

@@ -13,7 +13,9 @@
 //     a __syncthreads() (same block) or a warp collective (same warp) are a
 //     data race. Blocks are never ordered with each other inside a launch.
 // Fault messages carry "@@PC:0x…@@" where a line is wanted; the host side
-// symbolises them (addr2line) into the learner's line numbers.
+// symbolises them (addr2line) into the learner's line numbers. An atomic's
+// access carries the learner's line itself instead (kLineTag | line, from
+// note_atomic): its code is a runtime header's, whose address names no line.
 #include "kdojo_rt_internal.h"
 #include "kdojo_profile.h"
 
@@ -60,10 +62,24 @@ constexpr uintptr_t kGranule = 2;
 std::vector<Region> g_statics;
 std::vector<Region> g_launch;  // buffers and dynamic shared memory of this launch
 
+constexpr uint64_t kLineTag = 1ull << 63;
+int line_of(uint64_t pc) { return pc & kLineTag ? static_cast<int>(pc & 0xffffffffu) : 0; }
+uint64_t code_of(uint64_t pc) { return pc & kLineTag ? 0 : pc; }
+
 std::string pc_tag(uint64_t pc) {
     char b[48];
-    snprintf(b, sizeof b, "@@PC:0x%llx@@", static_cast<unsigned long long>(pc));
+    if (pc & kLineTag) {
+        if (!line_of(pc)) return "an unknown line";
+        snprintf(b, sizeof b, "line %d", line_of(pc));
+    } else {
+        snprintf(b, sizeof b, "@@PC:0x%llx@@", static_cast<unsigned long long>(pc));
+    }
     return b;
+}
+
+// A diagnostic at an access's pc: the learner's line where the access knows it.
+void diag_at(const char* kind, uint64_t pc, const std::string& message) {
+    add_diag(kind, line_of(pc), code_of(pc), message);
 }
 
 std::string who(uint32_t block, uint32_t tid) {
@@ -112,13 +128,14 @@ void out_of_bounds(const Region& r, uintptr_t a, size_t size, bool write, uint64
     Thread* t = current_thread();
     msg += " (" + who(g_block_linear, t ? t->st.linear : 0) + ", " + pc_tag(pc) + ")";
     bool mapped = r.kind != R_BUFFER || (a >= r.map_lo && a + size <= r.map_hi);
-    if (!mapped) fail_in_fiber(write ? "out-of-bounds write" : "out-of-bounds read", msg, 0, pc);
+    if (!mapped) fail_in_fiber(write ? "out-of-bounds write" : "out-of-bounds read", msg, line_of(pc), code_of(pc));
     // Shared memory has no guard bands: a GPU reports an access past a block's
     // shared memory as an error, so this ends the case (the host side makes it
     // a runtime_error); a buffer overrun is judged by its guard bands.
     if (r.kind != R_BUFFER)
-        fail_in_fiber(write ? "out-of-bounds shared memory write" : "out-of-bounds shared memory read", msg, 0, pc);
-    add_diag("out_of_bounds", 0, pc, msg);
+        fail_in_fiber(write ? "out-of-bounds shared memory write" : "out-of-bounds shared memory read", msg,
+                      line_of(pc), code_of(pc));
+    diag_at("out_of_bounds", pc, msg);
 }
 
 bool ordered(const Access& x, const Access& cur) {
@@ -146,7 +163,7 @@ void race(const Region& r, uintptr_t addr, size_t word, const Access& prev, bool
         return;
     }
     ++g_races;
-    add_diag("race", 0, cur.pc, msg);
+    diag_at("race", cur.pc, msg);
 }
 
 // initcheck: the first read, in a launch, of shared memory that no thread of
@@ -155,7 +172,7 @@ bool g_uninit_reported = false;
 __attribute__((noinline, cold)) void uninitialised_read(const Region& r, uintptr_t a, uint64_t pc) {
     g_uninit_reported = true;
     Thread* t = current_thread();
-    add_diag("uninitialised_read", 0, pc,
+    diag_at("uninitialised_read", pc,
              "read of " + where(r) + " at byte offset " + std::to_string(a - r.lo) +
                  " before any thread of the block wrote it: shared memory starts as garbage (" +
                  who(g_block_linear, t ? t->st.linear : 0) + ", " + pc_tag(pc) + ")");
@@ -245,14 +262,14 @@ void resolve_pending() {
         memcpy(&now, reinterpret_cast<const void*>(p.addr), 2);
         if (now != p.snapshot && g_races < 16) {
             ++g_races;
-            add_diag("race", 0, p.pc, p.message);
+            diag_at("race", p.pc, p.message);
         } else if (now == p.snapshot && g_benign < 1) {
             // A warning, not a verdict: the result is what decides.
             ++g_benign;
             std::string what = p.message.substr(0, std::min(p.message.find(" with no __syncthreads"),
                                                             p.message.find("; different blocks")));
-            add_diag("benign_race", 0, p.pc, what + ": every thread wrote the same value, so the result cannot "
-                                                  "change (a warning; one writer would do)");
+            diag_at("benign_race", p.pc, what + ": every thread wrote the same value, so the result cannot "
+                                            "change (a warning; one writer would do)");
         }
     }
     g_pending.clear();
@@ -283,8 +300,8 @@ void note_shared(const void* p, size_t bytes, const char* name) {
     g_statics.push_back(make_region(R_STATIC, name, lo, lo + bytes, lo - 256, lo + bytes + 256, 4));
 }
 
-void note_atomic(const volatile void* p, unsigned bytes) {
-    access(reinterpret_cast<uintptr_t>(p), bytes, true, true, reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+void note_atomic(const volatile void* p, unsigned bytes, int line) {
+    access(reinterpret_cast<uintptr_t>(p), bytes, true, true, kLineTag | static_cast<uint32_t>(line > 0 ? line : 0));
 }
 
 }  // namespace kdojo

@@ -86,13 +86,15 @@ inline unsigned match_all_at(int line, unsigned mask, uint64_t bits, int* pred) 
 
 #ifdef KDOJO_CHECK
 // Atomics are recorded by the checker as atomic (never racing with each other).
-void note_atomic(const volatile void* p, unsigned bytes);
+// `line` is the learner's line of the call (a defaulted __builtin_LINE() of the
+// atomic): the atomic's own code is this header's, so its address names no line.
+void note_atomic(const volatile void* p, unsigned bytes, int line);
 // A static __shared__ array (with its padding around it) the checker should know.
 void note_shared(const void* p, size_t bytes, const char* name);
 #define KDOJO_SHARED_REF(store, name) \
     (::kdojo::shared_first_use(store), ::kdojo::note_shared((const void*)&(store).v, sizeof((store).v), name), (store).v)
 #else
-inline void note_atomic(const volatile void*, unsigned) {}
+inline void note_atomic(const volatile void*, unsigned, int) {}
 #define KDOJO_SHARED_REF(store, name) (::kdojo::shared_first_use(store), (store).v)
 #endif
 // The first thread of a block to reach a static __shared__ array's declaration
@@ -130,12 +132,12 @@ KDOJO_UNCHECKED T atomic_rmw(T* p, F f) {
 }
 }  // namespace kdojo
 #define KDOJO_ATOMIC(NAME, T, EXPR) \
-    KDOJO_UNCHECKED T NAME(T* p, T v) { \
-        ::kdojo::note_atomic(p, sizeof(T)); \
+    KDOJO_UNCHECKED T NAME(T* p, T v, int kdojo_line = __builtin_LINE()) { \
+        ::kdojo::note_atomic(p, sizeof(T), kdojo_line); \
         return ::kdojo::atomic_rmw(p, [v](T old) -> T { return (EXPR); }); \
     } \
-    KDOJO_UNCHECKED T NAME##_block(T* p, T v) { return NAME(p, v); } \
-    KDOJO_UNCHECKED T NAME##_system(T* p, T v) { return NAME(p, v); }
+    KDOJO_UNCHECKED T NAME##_block(T* p, T v, int kdojo_line = __builtin_LINE()) { return NAME(p, v, kdojo_line); } \
+    KDOJO_UNCHECKED T NAME##_system(T* p, T v, int kdojo_line = __builtin_LINE()) { return NAME(p, v, kdojo_line); }
 #define KDOJO_ATOMIC_ALL(NAME, EXPR) \
     KDOJO_ATOMIC(NAME, int, EXPR) KDOJO_ATOMIC(NAME, unsigned int, EXPR) \
     KDOJO_ATOMIC(NAME, unsigned long long, EXPR) KDOJO_ATOMIC(NAME, long long, EXPR)
@@ -167,8 +169,10 @@ KDOJO_ATOMIC(atomicDec, unsigned int, (old == 0u || old > v) ? v : old - 1u)
 #define KDOJO_CAS_BODY(T) __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); return cmp;
 #endif
 #define KDOJO_CAS(T) \
-    KDOJO_UNCHECKED T atomicCAS(T* p, T cmp, T v) { ::kdojo::note_atomic(p, sizeof(T)); KDOJO_CAS_BODY(T) } \
-    KDOJO_UNCHECKED T atomicCAS_block(T* p, T cmp, T v) { return atomicCAS(p, cmp, v); }
+    KDOJO_UNCHECKED T atomicCAS(T* p, T cmp, T v, int kdojo_line = __builtin_LINE()) { \
+        ::kdojo::note_atomic(p, sizeof(T), kdojo_line); KDOJO_CAS_BODY(T) } \
+    KDOJO_UNCHECKED T atomicCAS_block(T* p, T cmp, T v, int kdojo_line = __builtin_LINE()) { \
+        return atomicCAS(p, cmp, v, kdojo_line); }
 KDOJO_CAS(int)
 KDOJO_CAS(unsigned int)
 KDOJO_CAS(unsigned long long)

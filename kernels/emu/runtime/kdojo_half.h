@@ -152,15 +152,15 @@ inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { ret
 inline float __low2float(__nv_bfloat162 h) { return float(h.x); }
 inline float __high2float(__nv_bfloat162 h) { return float(h.y); }
 inline float2 __bfloat1622float2(__nv_bfloat162 h) { return float2{float(h.x), float(h.y)}; }
-KDOJO_UNCHECKED __half atomicAdd(__half* p, __half v) {
-    ::kdojo::note_atomic(p, sizeof(__half));
+KDOJO_UNCHECKED __half atomicAdd(__half* p, __half v, int kdojo_line = __builtin_LINE()) {
+    ::kdojo::note_atomic(p, sizeof(__half), kdojo_line);
     return ::kdojo::atomic_rmw(p, [v](__half old) -> __half { return old + v; });
 }
-KDOJO_UNCHECKED __half2 atomicAdd(__half2* p, __half2 v) {
-    ::kdojo::note_atomic(p, sizeof(__half2));
+KDOJO_UNCHECKED __half2 atomicAdd(__half2* p, __half2 v, int kdojo_line = __builtin_LINE()) {
+    ::kdojo::note_atomic(p, sizeof(__half2), kdojo_line);
     return ::kdojo::atomic_rmw(p, [v](__half2 old) { return __half2{old.x + v.x, old.y + v.y}; });
 }
-KDOJO_UNCHECKED __nv_bfloat16 atomicAdd(__nv_bfloat16* p, __nv_bfloat16 v) {
-    ::kdojo::note_atomic(p, sizeof(__nv_bfloat16));
+KDOJO_UNCHECKED __nv_bfloat16 atomicAdd(__nv_bfloat16* p, __nv_bfloat16 v, int kdojo_line = __builtin_LINE()) {
+    ::kdojo::note_atomic(p, sizeof(__nv_bfloat16), kdojo_line);
     return ::kdojo::atomic_rmw(p, [v](__nv_bfloat16 old) -> __nv_bfloat16 { return old + v; });
 }
