@@ -46,6 +46,7 @@ def main() -> int:
     backends = {k: v for k, v in backends.items() if v is not None}
     rows = ["| file | expected | " + " | ".join(f"{n} (test s)" for n in backends) + " |",
             "|---|---|" + "---|" * len(backends)]
+    print("\n".join(rows), flush=True)  # then each row as it is judged: a run cut short keeps its rows
     for path in CORPUS:
         verdict, gpu_only = expectation(path)
         cells = []
@@ -59,8 +60,8 @@ def main() -> int:
             mark = "" if doc["verdict"] == verdict or (name == "emu" and (gpu_only or emulator_gap(path))) else " ✗"
             cells.append(f"{doc['verdict']}{mark} ({doc['timings']['test_s']:.2f}; {time.perf_counter() - started:.1f} wall)")
         rows.append(f"| {path.stem} | {verdict}{' (gpu-only)' if gpu_only else ''} | " + " | ".join(cells) + " |")
+        print(rows[-1], flush=True)
     text = "\n".join(rows)
-    print(text)
     if args.out:
         Path(args.out).write_text(text + "\n")
     return 0

@@ -248,6 +248,8 @@ def _kill(proc: subprocess.Popen) -> None:
     except ProcessLookupError:
         pass
     proc.wait()
+    if proc.stdout is not None:  # communicate() never returned: its pipe is still open
+        proc.stdout.close()
 
 
 def symbolize(program: Path, pcs: list[int]) -> dict[int, int]:

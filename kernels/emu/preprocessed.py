@@ -13,7 +13,13 @@ a line marker claims):
 
 * no file may be entered from it, except the runtime's own headers (every
   allowed `#include` was blanked by source.py, so any other is a bypass);
-* no `asm` / `__asm__` / `__asm`;
+* no CUDA feature the emulator lacks (`asm` / `__asm__` / `__asm`, `clock64`,
+  `__cvta_generic_to_shared`, textures, asynchronous copies): the kernel needs
+  a GPU (SourceError kind "unsupported", verdict `rejected`, message code
+  `needs_gpu`). Checked here and not on the raw text, so a branch that the
+  preprocessor drops (`#if defined(__CUDA_ARCH_FEAT_SM90_ALL)`, `#if
+  __CUDA_ARCH__ >= 1000`) may use them, and a macro or a line splice cannot
+  hide them;
 * no attribute that runs code early or places it (`constructor`, `ifunc`,
   `section`, `alias` …), spelled `__attribute__((…))` or `[[gnu::…]]`;
 * no `#pragma` but `unroll`, `nounroll` and `once` (`_Pragma` arrives here
@@ -33,7 +39,14 @@ DENIED_ATTRIBUTES = frozenset({
     "naked", "target_clones", "target", "visibility", "externally_visible", "no_reorder", "retain",
 })
 _ALLOWED_PRAGMAS = frozenset({"unroll", "nounroll", "once"})
-_ASM = frozenset({"asm", "__asm__", "__asm"})
+# CUDA features the emulator does not run: a kernel whose compiled code uses one needs a GPU.
+UNSUPPORTED_FEATURES = {
+    "asm": "inline PTX assembly (asm)",
+    "__asm__": "inline PTX assembly (__asm__)", "__asm": "inline PTX assembly (__asm)",
+    "__cvta_generic_to_shared": "__cvta_generic_to_shared",
+    "clock64": "clock64", "__pipeline_memcpy_async": "asynchronous copies",
+    "tex1Dfetch": "textures",
+}
 _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)\s*$')
 _START = "namespace kdojo_user {"
 
@@ -78,7 +91,7 @@ def check(preprocessed: str, runtime_dir: Path) -> None:
         try:
             tokens = tokenize(text)
         except SourceError as exc:
-            raise SourceError(line, exc.message, exc.kind) from None
+            raise SourceError(line, exc.message, exc.kind, exc.feature) from None
         _check_line(line, tokens)
 
 
@@ -91,9 +104,9 @@ def _check_line(line: int, tokens: list[Token]) -> None:
     for i, tok in enumerate(tokens):
         if tok.kind != "ident" and tok.text != "[[":
             continue
-        if tok.text in _ASM:
-            raise SourceError(line, f"inline PTX assembly ({tok.text}) is not supported by the emulator; "
-                                    "this needs a GPU", "unsupported")
+        if tok.text in UNSUPPORTED_FEATURES:
+            what = UNSUPPORTED_FEATURES[tok.text]
+            raise SourceError(line, f"this kernel needs a GPU: {what} is not emulated", "unsupported", what)
         if tok.text in ("__attribute__", "__attribute", "[["):
             for name in _attribute_names(tokens, i):
                 if name.strip("_") in DENIED_ATTRIBUTES:

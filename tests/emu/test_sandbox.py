@@ -19,7 +19,7 @@ from kernels.emu.source import SourceError, prepare
 from kernels.pipeline import run_pipeline
 from kernels.spec import Limits
 from kernels.emu.process import ProgramProcess
-from tests.emu.harness import compile_source, launch
+from tests.emu.harness import compile_source, launch, needs_gpu
 
 SIGNATURE = 'extern "C" __global__ void block_sum(const float* in, float* out, int N)'
 
@@ -83,6 +83,19 @@ def test_libc_names_cannot_be_replaced_by_a_submission():
     assert got.fault is None and list(got.arrays[0]) == [0, 1, 2, 3]
 
 
+def test_a_compile_past_its_time_leaves_no_pipe_open():
+    # The killed compilers' output pipes were left to the garbage collector (an
+    # unraisable ResourceWarning failed a test's teardown on the H100 machine).
+    tu = launcher.translation_unit(prepare(SIGNATURE + " { }\n// past its time\n"), ["block_sum"])
+    before = len(os.listdir("/proc/self/fd"))
+    try:
+        build.compile_programs(tu, 0.05)
+    except build.CompilerLimit:  # counted while the exception (and its frames) lives
+        assert len(os.listdir("/proc/self/fd")) == before
+    else:
+        pytest.fail("compiled within 0.05 s")
+
+
 def test_functions_the_runtime_does_not_declare_do_not_link():
     tu = launcher.translation_unit(prepare('int socket(int, int, int);\nextern "C" __global__ void k(int* o) '
                                            '{ o[0] = socket(2, 1, 0); }\n'), ["k"])
@@ -103,7 +116,6 @@ def test_functions_the_runtime_does_not_declare_do_not_link():
     ('#pragma GCC dependency "/etc/passwd"\n', "#pragma GCC"),
     ('#embed "/etc/passwd"\n', "#embed"),
     ("#define P(a, b) a##b\n", "token pasting"),
-    ('__device__ void f() { asm("int3"); }\n', "assembly"),
     ("__attribute__((constructor)) void early() { }\n", "__attribute__"),
     ("[[gnu::constructor]] void early() { }\n", "gnu"),
     ("void* operator new(unsigned long n) { return 0; }\n", "operator new"),
@@ -130,6 +142,45 @@ def test_unsupported_features_name_themselves():
     with pytest.raises(SourceError) as err:
         prepare("#include <cub/cub.cuh>\n")
     assert err.value.kind == "unsupported" and "needs a GPU: CUB is not emulated" in err.value.message
+    # Found on g++'s preprocessed file (kernels/emu/preprocessed.py), not by prepare().
+    assert needs_gpu('__device__ void f() { asm("membar.cta;"); }\n') == "inline PTX assembly (asm)"
+    assert needs_gpu("__device__ long long t() { return clock64(); }\n") == "clock64"
+    assert needs_gpu("__device__ unsigned s(void* p) { return (unsigned)__cvta_generic_to_shared(p); }\n") \
+        == "__cvta_generic_to_shared"
+
+
+def test_unsupported_features_in_a_dropped_branch_are_not_compiled():
+    # What the preprocessor drops is not compiled, on a GPU either: the emulator judges the rest.
+    source = ("#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
+              '__device__ void fence() { asm volatile("fence.proxy.async.shared::cta;"); }\n'
+              "#elif __CUDA_ARCH__ >= 1000\n"
+              "__device__ void fence() { long long t = clock64(); }\n"
+              "#else\n"
+              "__device__ void fence() { __threadfence_block(); }\n"
+              "#endif\n")
+    assert "asm" in prepare(source)  # the raw checks no longer refuse it
+    assert needs_gpu(source) == ""
+
+
+def block_sum(fence: str) -> str:
+    return (SIGNATURE + " {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i < N) atomicAdd(out, in[i]);\n    " + fence + "\n}\n")
+
+
+@pytest.mark.parametrize("source, line", [
+    # behind a macro: found where the macro is used
+    ('#define FENCE() asm volatile("membar.cta;")\n' + block_sum("FENCE();"), 5),
+    # split by a line splice: found on the line the keyword starts
+    (block_sum('as\\\nm volatile("membar.cta;");'), 4),
+    # in a branch the preprocessor keeps
+    ("#if __CUDA_ARCH__ >= 700\n#define FENCE() asm volatile(\"membar.cta;\")\n#endif\n"
+     + block_sum("FENCE();"), 7),
+], ids=["macro", "line_splice", "live_branch"])
+def test_unsupported_features_hidden_from_the_raw_text_still_need_a_gpu(exercise, source, line):
+    result = judge(exercise, source)
+    assert (result["verdict"], result["message_code"]) == ("rejected", "needs_gpu"), result["message"]
+    assert result["message"] == "this kernel needs a GPU: inline PTX assembly (asm) is not emulated"
+    assert result["message_params"] == {"line": line, "feature": "inline PTX assembly (asm)"}
 
 
 def test_program_runs_in_bubblewrap_under_its_seccomp_filter(tmp_path):

@@ -2,8 +2,8 @@
 
 Each file says on its first line `// expect: VERDICT — what it shows`; the
 exercise comes from the kernel it defines. A file marked "gpu-only" is
-answered on the emulator with verdict `rejected` and message code `needs_gpu`
-(CUB is not emulated); `[emulator: VERDICT, reason]` records a known
+answered on the emulator with verdict `rejected` and message code `needs_gpu`,
+naming the feature its first line names (CUB, inline PTX assembly); `[emulator: VERDICT, reason]` records a known
 disagreement, asserted as such so that fixing it shows up; on a GPU (`-m gpu`) every file must get its expected
 verdict, and the two backends agree on every file that is not GPU-only.
 """
@@ -22,6 +22,7 @@ from kernels.catalog import load_exercises
 from kernels.emu.build import toolchain_ok
 from kernels.pipeline import run_pipeline
 from kernels.result import validate
+from tests.emu.harness import roomy
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((Path(__file__).parent / "kernels").glob("*.cu"))
@@ -60,8 +61,9 @@ def exercise_of(path: Path):
     return load_exercises(lessons_dir())[EXERCISES[kernel]]
 
 
-def judge(path: Path, backend) -> dict:
-    doc = run_pipeline(exercise_of(path), path.read_text(), backend, bench=False, seed=5, emit=lambda e: None)
+def judge(path: Path, backend, exercise=None) -> dict:
+    doc = run_pipeline(exercise or exercise_of(path), path.read_text(), backend, bench=False, seed=5,
+                       emit=lambda e: None)
     assert validate(doc) == []
     return doc
 
@@ -72,7 +74,9 @@ def test_emulator_verdict(path, emu):
     doc = judge(path, emu)
     if gpu_only:
         assert (doc["verdict"], doc.get("message_code")) == ("rejected", "needs_gpu"), doc["message"]
-        assert doc["message"].startswith("this kernel needs a GPU: CUB is not emulated")
+        feature = doc["message_params"]["feature"]
+        assert doc["message"] == f"this kernel needs a GPU: {feature} is not emulated"
+        assert feature.split("'")[0].split(" (")[0] in path.read_text().splitlines()[0], feature
     else:
         assert doc["verdict"] == (emulator_gap(path) or verdict), doc["message"]
 
@@ -136,10 +140,10 @@ def test_gpu_verdict_and_agreement(path):
         from kernels.emu.backend import EmuBackend
 
         try:
-            on_emu = judge(path, EmuBackend())
+            on_emu = judge(path, EmuBackend(), roomy(exercise_of(path)))
         except BackendUnavailable as exc:
             pytest.skip(f"GPU verdict checked; the emulator cannot run here: {exc}")
-        assert on_emu["verdict"] == on_gpu["verdict"]
+        assert on_emu["verdict"] == on_gpu["verdict"], f"emu: {on_emu['message'][:300]}"
 
 
 def test_a_general_protection_fault_is_not_called_a_null_pointer(tmp_path):
