@@ -10,8 +10,8 @@ exercise's own launch plan at its benchmark cases (--cases: their indices),
 timed the way bench/reference_kernels.py times (L2 flushed before each call,
 median of --reps calls), against a copy moving the same bytes (the spec's byte
 model). Each source's outputs are compared with the first source's, so a variant
-that is fast because it is wrong shows. Verdicts are the judge's business:
-`bench/reference_kernels.py --source` or tests/lessons.
+that is fast because it is wrong shows. --judge first runs every source through
+the judge on this GPU (`kernels.judge.Judge`, backend cuda) and prints its verdict.
 Numbers: docs/benchmarks.md, "Track 3".
 """
 
@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--cases", default="", help="comma-separated benchmark case indices (default: all)")
+    parser.add_argument("--judge", action="store_true", help="judge every source on this GPU first")
     args = parser.parse_args(argv)
 
     import cupy as cp
@@ -53,6 +54,13 @@ def main(argv: list[str] | None = None) -> int:
 
     exercise = load_catalog(ROOT / "lessons")[0][args.exercise]
     ref = load_reference(exercise)
+    if args.judge:
+        from kernels.judge import Judge
+
+        with Judge(ROOT / "lessons", backend="cuda") as judge:
+            for name in args.sources:
+                result = judge.run(source_path(exercise, name).read_text(), exercise.id, bench=False)
+                print(f"judge {exercise.id} {name}: {result['verdict']}: {(result.get('message') or '')[:110]}", flush=True)
     timer = rk.Timer(cp, args.reps)
     compiled = []
     for name in args.sources:
