@@ -1,10 +1,15 @@
 // Cross-entropy over a vocabulary, forward and backward in one kernel.
 // One block per row, two passes over the row:
 //   1. an online (max, sum of exp) pass, float4 loads with BATCH in flight;
-//      the block merges the per-thread pairs (warp shuffle, then shared memory);
-//   2. a write pass: grad = (exp(x - m) / s - [c == target]) / rows, re-reading
-//      the row (from L2) with evict-first loads and stores (__ldcs / __stcs), so
-//      the rows other blocks are still to re-read stay in L2.
+//      each thread's first BATCH vectors stay in registers (64 KB of a row at
+//      1024 threads); the block merges the per-thread pairs (warp shuffle, then
+//      shared memory);
+//   2. a write pass: grad = (exp(x - m) / s - [c == target]) / rows. The rest of
+//      the row is read again, BATCH float4 in flight, with evict-first loads and
+//      stores (__ldcs / __stcs) so the rows other blocks are still to re-read
+//      stay in L2, and each thread walks its vectors from the last to the
+//      first: the end of the row, read last in pass 1, is the part most likely
+//      still in L2. The kept vectors are written last, from registers.
 // Rows that are not float4-aligned (vocab % 4 != 0) take a scalar path.
 #define BATCH 4
 // __expf (ex2.approx): a few ulp, far inside the tolerance, and cheaper than expf.
@@ -45,6 +50,12 @@ __device__ void block_merge(float& m, float& s) {
     warp_merge(m, s);
 }
 
+// The gradient of four logits starting at column c.
+__device__ __forceinline__ float4 grad4(float4 v, int c, float m, float inv, float scale, int target) {
+    return make_float4((EXP(v.x - m) * inv - (c == target)) * scale, (EXP(v.y - m) * inv - (c + 1 == target)) * scale,
+                       (EXP(v.z - m) * inv - (c + 2 == target)) * scale, (EXP(v.w - m) * inv - (c + 3 == target)) * scale);
+}
+
 extern "C" __global__ void cross_entropy(const float* logits, const int* targets, float* loss,
                                          float* grad, int rows, int vocab) {
     const int row = blockIdx.x, nt = blockDim.x, tid = threadIdx.x;
@@ -53,9 +64,18 @@ extern "C" __global__ void cross_entropy(const float* logits, const int* targets
     const bool vec = (vocab % 4 == 0);  // then every row starts 16-byte aligned
     const int n4 = vocab / 4;
     float m = NEG_INF, s = 0.0f;
+    const bool full = vec && n4 >= BATCH * nt;  // every thread has a whole first batch
+    float4 keep[BATCH];
     if (vec) {
         const float4* x4 = reinterpret_cast<const float4*>(xr);
         int i = tid;
+        if (full) {  // the first batch, kept for pass 2
+#pragma unroll
+            for (int j = 0; j < BATCH; ++j) keep[j] = x4[tid + j * nt];
+#pragma unroll
+            for (int j = 0; j < BATCH; ++j) absorb4(m, s, keep[j]);
+            i += BATCH * nt;
+        }
         for (; i + (BATCH - 1) * nt < n4; i += BATCH * nt) {
             float4 b[BATCH];
 #pragma unroll
@@ -74,14 +94,21 @@ extern "C" __global__ void cross_entropy(const float* logits, const int* targets
     if (vec) {
         const float4* x4 = reinterpret_cast<const float4*>(xr);
         float4* g4 = reinterpret_cast<float4*>(gr);
-        for (int i = tid; i < n4; i += nt) {
-            float4 v = __ldcs(x4 + i);
-            int c = 4 * i;
-            float4 g = make_float4((EXP(v.x - m) * inv - (c == target)) * scale,
-                                   (EXP(v.y - m) * inv - (c + 1 == target)) * scale,
-                                   (EXP(v.z - m) * inv - (c + 2 == target)) * scale,
-                                   (EXP(v.w - m) * inv - (c + 3 == target)) * scale);
-            __stcs(g4 + i, g);
+        // this thread's vectors from the last to the first: the end of the row,
+        // read last in pass 1, is the part most likely still in L2
+        const int lo = full ? BATCH * nt : 0;  // below lo: the kept batch
+        int i = tid < n4 ? tid + (n4 - 1 - tid) / nt * nt : -1;
+        for (; i >= lo + (BATCH - 1) * nt; i -= BATCH * nt) {  // BATCH loads in flight, as in pass 1
+            float4 b[BATCH];
+#pragma unroll
+            for (int j = 0; j < BATCH; ++j) b[j] = __ldcs(x4 + i - j * nt);
+#pragma unroll
+            for (int j = 0; j < BATCH; ++j) __stcs(g4 + i - j * nt, grad4(b[j], 4 * (i - j * nt), m, inv, scale, target));
+        }
+        for (; i >= lo; i -= nt) __stcs(g4 + i, grad4(__ldcs(x4 + i), 4 * i, m, inv, scale, target));
+        if (full) {
+#pragma unroll
+            for (int j = 0; j < BATCH; ++j) __stcs(g4 + tid + j * nt, grad4(keep[j], 4 * (tid + j * nt), m, inv, scale, target));
         }
     } else {
         for (int c = tid; c < vocab; c += nt) gr[c] = (EXP(xr[c] - m) * inv - (c == target)) * scale;

@@ -1,7 +1,7 @@
-// The reference with its write pass batched like its first pass: BATCH
-// float4 loads in flight per thread instead of one (lesson 04's softmax
-// writes this way). Same results as the reference: only the number of loads
-// each thread has in flight in the write pass differs.
+// Two passes over the row, both with BATCH float4 loads in flight per thread
+// (lesson 04's softmax writes this way): an online (max, sum of exp) pass, then
+// a write pass that re-reads the whole row front to back, evict-first. The
+// reference also keeps a batch in registers and writes back to front.
 #define BATCH 4
 // __expf (ex2.approx): a few ulp, far inside the tolerance, and cheaper than expf.
 #define EXP __expf
