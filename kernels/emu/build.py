@@ -153,9 +153,10 @@ def compile_programs(tu_text: str, timeout_s: float,
                      check: Callable[[str], None] | None = None) -> tuple[Built | None, list[CompileMessage], str]:
     """Compile both variants. Returns (built, [], "") or (None, messages, log) on a compile error.
 
-    Two steps, both in the sandbox: g++ -E, then g++ on the preprocessed file.
-    Between them `check` (if given) reads each preprocessed file and may raise
-    (kernels/emu/preprocessed.py), so what it checks is exactly what is compiled.
+    One jailed g++ run per variant (preprocess, compile, link), keeping the
+    preprocessor's output (-save-temps=obj). Then `check` (if given) reads each
+    preprocessed file and may raise (kernels/emu/preprocessed.py) before any of
+    it runs, so what it checks is exactly what was compiled.
     Raises CompilerLimit when g++ runs past its memory (jail.compile_memory_bytes(),
     shared by the two compilers running at once) or `timeout_s` (CPU and wall, in all)."""
     objects = {v: runtime_objects(v) for v in VARIANTS}
@@ -166,24 +167,26 @@ def compile_programs(tu_text: str, timeout_s: float,
         (work / LEARNER_FILE).write_text(tu_text)
         started = time.monotonic()
         deadline = started + timeout_s
-        pre = {v: [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], f"-I{RUNTIME_DIR}", "-E", "-x", "c++",
-                   LEARNER_FILE, "-o", f"tu_{v}.ii"] for v in VARIANTS}
-        failed, log = _run_step(pre, work, objects, timeout_s, deadline)
-        if failed:
-            return None, parse_messages(log), log
-        for v in VARIANTS:
-            text = _read_preprocessed(work / f"tu_{v}.ii", timeout_s)
-            if check is not None:
-                check(text)
         steps = {}
         for v in VARIANTS:
-            # Compile and link separately: the sanitizer flag must not reach the
-            # (static) link, whose runtime is ours, not libtsan.
-            compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], "-x", "c++-cpp-output", "-c", f"tu_{v}.ii",
-                        "-o", f"tu_{v}.o"]
+            # One jailed step per variant: preprocess, compile (-save-temps=obj keeps the
+            # preprocessor's own output as tu_<v>.ii) and link. Compile and link separately:
+            # the sanitizer flag must not reach the (static) link, whose runtime is ours.
+            compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], f"-I{RUNTIME_DIR}", "-save-temps=obj",
+                        "-x", "c++", "-c", LEARNER_FILE, "-o", f"tu_{v}.o"]
             link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
             steps[v] = ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]
         failed, log = _run_step(steps, work, objects, timeout_s, deadline)
+        # The checks read exactly what the compiler compiled, before anything of it runs
+        # (and before a compile error's log, whose cause they may name more clearly).
+        for v in VARIANTS:
+            preprocessed = work / f"tu_{v}.ii"
+            if preprocessed.exists():
+                text = _read_preprocessed(preprocessed, timeout_s)
+                if check is not None:
+                    check(text)
+            elif not failed:
+                raise ToolchainError(f"g++ left no preprocessed file for the {v} program")
         if failed:
             return None, parse_messages(log), log
     except BaseException:

@@ -8,6 +8,15 @@
 // a message that says "not supported by the emulator".
 #pragma once
 
+// C++17's special functions (<cmath>'s Bessel functions, zeta, ...) exist in no
+// CUDA device library; leaving them out takes a third off every submission's
+// compile (24k -> 16k preprocessed lines for block_sum).
+#if __has_include(<bits/c++config.h>)
+#include <bits/c++config.h>
+#undef _GLIBCXX_USE_STD_SPEC_FUNCS
+#define _GLIBCXX_USE_STD_SPEC_FUNCS 0
+#endif
+
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
