@@ -28,7 +28,12 @@ from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, reso
 from kernels.spec import Exercise
 
 log = logging.getLogger(__name__)
-PTXAS_OPTIONS = ["-lineinfo", "-std=c++17", "--gpu-architecture=sm_90", "-Xptxas", "-v"]
+PTXAS_OPTIONS = ["-lineinfo", "-std=c++17", "-Xptxas", "-v"]
+# The emulator's reference GPU is an H100 compiled for sm_90; on a GPU the resources come from
+# the arch the judge runs there (sm_90a on an H100: kernels/cuda_backend.py device_arch), so a
+# kernel guarded by __CUDA_ARCH_FEAT_SM90_ALL (wgmma, setmaxnreg) is reported with the registers
+# of the code that really runs, not of its fallback.
+REFERENCE_ARCH = "sm_90"
 
 
 def switched_on() -> bool:
@@ -55,8 +60,9 @@ def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
 
     # on a GPU: the largest test case (ncu's replays keep it to a few launches)
     index = max(range(len(exercise.tests)), key=lambda i: _threads(exercise, constants, i))
+    arch = getattr(backend, "arch", None) or REFERENCE_ARCH
     return profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent,
-                          resources(source, exercise, constants))
+                          resources(source, exercise, constants, arch))
 
 
 def _threads(exercise: Exercise, constants: dict[str, int], index: int) -> int:
@@ -75,14 +81,15 @@ def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[
     return None if best is None else (best[1], best[2])
 
 
-def resources(source: str, exercise: Exercise, constants: dict[str, int]) -> dict[str, dict[str, int]]:
-    """ptxas's resources per kernel for sm_90 (NVRTC needs no GPU); {} if it cannot say."""
+def resources(source: str, exercise: Exercise, constants: dict[str, int],
+              arch: str = REFERENCE_ARCH) -> dict[str, dict[str, int]]:
+    """ptxas's resources per kernel for `arch` (NVRTC needs no GPU); {} if it cannot say."""
     from kernels.compile import SIGNATURE_FILE, SOURCE_NAME
     from kernels.nvrtc_child import CompilerLimit, compile_bounded
 
     declarations = "\n".join(k.declaration() for k in exercise.kernels)
     full = f'{source}\n#line 1 "{SIGNATURE_FILE}"\n{declarations}\n'
-    options = PTXAS_OPTIONS + [f"-D{k}={v}" for k, v in constants.items() if f"#define {k}" not in source]
+    options = PTXAS_OPTIONS + [f"--gpu-architecture={arch}"] + [f"-D{k}={v}" for k, v in constants.items() if f"#define {k}" not in source]
     try:
         out = compile_bounded(full, SOURCE_NAME, options, exercise.limits.compile_s)
     except (CompilerLimit, RuntimeError) as exc:
