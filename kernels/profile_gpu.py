@@ -45,6 +45,8 @@ NCU_METRICS = (
     "launch__occupancy_limit_blocks",
     "sm__warps_active.avg.pct_of_peak_sustained_active",
     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+    # DRAM bytes moved: the roofline's bytes where the exercise has no byte model (#16)
+    "dram__bytes_read.sum", "dram__bytes_write.sum",
 )
 
 
@@ -125,8 +127,11 @@ def _dims(text: str) -> list[int]:
 
 
 def profile_on_gpu(exercise: Any, source: str, case_index: int, seed: int, lessons_dir: Path,
-                   resources: dict[str, dict[str, int]], budget_s: float = PROFILE_BUDGET_S) -> dict[str, Any] | None:
-    """The `profile` object measured by ncu, or None (no ncu, past the budget, no counters)."""
+                   resources: dict[str, dict[str, int]], budget_s: float = PROFILE_BUDGET_S,
+                   measured: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The `profile` object measured by ncu, or None (no ncu, past the budget, no counters).
+    `measured`, if given, gets "dram_bytes": ncu's DRAM bytes read + written by all the
+    profiled launches (for the roofline, kernels.profile_run.gpu_roofline)."""
     ncu = ncu_path()
     if ncu is None:
         return None
@@ -145,6 +150,7 @@ def profile_on_gpu(exercise: Any, source: str, case_index: int, seed: int, lesso
     if done.returncode != 0 or not launches:
         return None
     kernels = []
+    dram = [(l["metrics"].get("dram__bytes_read.sum"), l["metrics"].get("dram__bytes_write.sum")) for l in launches]
     for launch in launches:
         m = launch["metrics"]
         res = resources.get(launch["kernel"])
@@ -153,6 +159,8 @@ def profile_on_gpu(exercise: Any, source: str, case_index: int, seed: int, lesso
         kernels.append(entry)
     from kernels.profile_findings import findings
 
+    if measured is not None and all(r is not None and w is not None for r, w in dram):
+        measured["dram_bytes"] = sum(r + w for r, w in dram)
     return prof.build("ncu", exercise.tests[case_index].label, kernels, findings(kernels))
 
 

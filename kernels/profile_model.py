@@ -134,16 +134,48 @@ def scale_between(exercise: Any, counted_env: dict[str, Any], bench_env: dict[st
     return (big / small, "threads") if small else (1.0, "none")
 
 
+ITEMSIZE = {"int8": 1, "uint8": 1, "float16": 2, "bfloat16": 2, "float32": 4, "int32": 4, "uint32": 4,
+            "float64": 8, "int64": 8}
+
+
+def footprint_bytes(exercise: Any, env: dict[str, Any]) -> float:
+    """Bytes of all the exercise's buffers at one case: what compulsory DRAM traffic grows with."""
+    from kernels.plan import buffer_shapes
+
+    shapes = buffer_shapes(exercise, env)
+    return float(sum(int(np.prod(shapes[b.name])) * ITEMSIZE.get(b.dtype, 4) for b in exercise.buffers))
+
+
+def footprint_scale(exercise: Any, counted_env: dict[str, Any], bench_env: dict[str, Any]) -> float:
+    """How much the distinct sectors grow from the counted case to the benchmark case: the byte
+    model's ratio where there is one, else the buffers' footprint ratio (a GEMM's distinct traffic
+    grows like its matrices, N², not like its flops, N³)."""
+    small, big = _model_value(exercise.benchmark.bytes, counted_env), _model_value(exercise.benchmark.bytes, bench_env)
+    if small and big:
+        return big / small
+    small, big = footprint_bytes(exercise, counted_env), footprint_bytes(exercise, bench_env)
+    return big / small if small else 1.0
+
+
 def uses_tensor_cores(source: str) -> bool:
     return bool(re.search(r"\bwmma::mma_sync\b|\bmma\.sync\b|\bwgmma\b", source))
 
 
+def dram_bytes(counts: list[dict[str, int]], dram_scale: float) -> float:
+    """The DRAM bytes the emulator's counts imply at the benchmark size: every distinct 32-byte
+    sector read or written, scaled by `dram_scale` (footprint_scale)."""
+    return 32.0 * sum(c.get("gld_unique", 0) + c.get("gst_unique", 0) for c in counts) * dram_scale
+
+
 def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_block: int,
-                 blocks_per_sm: int | None, gpu: GpuModel) -> dict[str, float]:
-    """Seconds per ceiling for one launch at the benchmark size (before parallelism and overhead)."""
+                 blocks_per_sm: int | None, gpu: GpuModel, dram_scale: float | None = None) -> dict[str, float]:
+    """Seconds per ceiling for one launch at the benchmark size (before parallelism and overhead).
+    `scale` multiplies the work (requests, wavefronts, instructions); `dram_scale` the distinct
+    sectors (footprint_scale; `scale` where not given)."""
     c = counts
     sectors = (c["gld_sectors"] + c["gst_sectors"] + c.get("gatom_ops", 0)) * scale
-    unique = (c.get("gld_unique", 0) + c.get("gst_unique", 0)) * scale or sectors
+    unique = (c.get("gld_unique", 0) + c.get("gst_unique", 0)) * (scale if dram_scale is None else dram_scale) \
+        or sectors
     atom_max = c.get("gatom_max", 0) * (scale if c.get("gatom_addrs", 0) <= FEW_ADDRESSES else 1.0)
     instructions = c["warp_inst"] * INSTRUCTIONS_PER_MEMORY_INSTRUCTION * scale
     return {
@@ -175,6 +207,7 @@ def estimate(exercise: Any, source: str, counted_case: Any, counts: list[dict[st
     case = largest_case(exercise, constants)
     bench_env, counted_env = env_for(case, constants), env_for(counted_case, constants)
     scale, scaled_by = scale_between(exercise, counted_env, bench_env)
+    dram_scale = footprint_scale(exercise, counted_env, bench_env)
     launches = resolve_launches(exercise.launches, bench_env)
     if len(launches) != len(counts):
         return None
@@ -183,7 +216,7 @@ def estimate(exercise: Any, source: str, counted_case: Any, counts: list[dict[st
     for launch, c, occ in zip(launches, counts, occupancy):
         blocks = int(np.prod(launch.grid))
         threads = int(np.prod(launch.block))
-        terms = launch_terms(c, scale, blocks, threads, (occ or {}).get("blocks_per_sm"), gpu)
+        terms = launch_terms(c, scale, blocks, threads, (occ or {}).get("blocks_per_sm"), gpu, dram_scale)
         eff = parallelism(blocks, threads, (occ or {}).get("blocks_per_sm"), gpu)
         for k, v in terms.items():
             totals[k] += v / eff
@@ -198,7 +231,8 @@ def estimate(exercise: Any, source: str, counted_case: Any, counts: list[dict[st
     if totals["launch"] >= totals[bound]:
         bound = "launch"
     return {"label": "estimate", "gpu": gpu.name, "case": case.label, "counted_case": counted_case.label,
-            "scale": round(scale, 3), "scaled_by": scaled_by, "time_ms": round(time_s * 1e3, 6), "bound": bound,
+            "scale": round(scale, 3), "scaled_by": scaled_by, "dram_bytes": round(dram_bytes(counts, dram_scale)),
+            "time_ms": round(time_s * 1e3, 6), "bound": bound,
             "terms_ms": {k: round(v * 1e3, 6) for k, v in totals.items()},
             "accuracy": dict(MEASURED_ACCURACY.get(gpu.name, {"median_abs_error_pct": None, "spearman": None,
                                                                "kernels": 0}))}
@@ -215,8 +249,14 @@ def _point(who: str, kind: str, time_ms: float | None, nbytes: float | None, flo
 
 
 def roofline(exercise: Any, constants: dict[str, int], attempt_ms: float | None, attempt_kind: str,
-             framework_ms: float | None = None, gpu_name: str | None = None) -> dict[str, Any] | None:
-    """The `roofline` object: ceilings and points at the largest benchmark case (None without a benchmark)."""
+             framework_ms: float | None = None, gpu_name: str | None = None,
+             traffic_bytes: float | None = None, traffic_from: str | None = None) -> dict[str, Any] | None:
+    """The `roofline` object: ceilings and points at the largest benchmark case (None without a benchmark).
+
+    Bytes are the exercise's byte model at that case; where it has none, `traffic_bytes`: the DRAM
+    traffic counted for this attempt (`traffic_from` "emulator": distinct sectors × 32 B, scaled;
+    "ncu": ncu's DRAM bytes, scaled). FLOPs are the exercise's flop model (none: no intensity).
+    Every point shares them: the same problem, so points differ only in time."""
     from kernels.plan import env_for
 
     if exercise.benchmark is None:
@@ -225,6 +265,10 @@ def roofline(exercise: Any, constants: dict[str, int], attempt_ms: float | None,
     case = largest_case(exercise, constants)
     env = env_for(case, constants)
     nbytes, flops = _model_value(exercise.benchmark.bytes, env), _model_value(exercise.benchmark.flops, env)
+    bytes_from = "model" if nbytes else None
+    if nbytes is None and traffic_bytes and traffic_bytes > 0 and math.isfinite(traffic_bytes):
+        nbytes, bytes_from = float(round(traffic_bytes)), traffic_from
+    flops_from = "model" if flops else None
     stored = measured_h100().get(exercise.id, {}) if gpu.name == "H100" else {}
     if stored.get("case") != case.label:
         stored = {}
@@ -234,6 +278,7 @@ def roofline(exercise: Any, constants: dict[str, int], attempt_ms: float | None,
     return {"gpu": gpu.name, "case": case.label, "bandwidth_gbs": round(gpu.dram_bps / 1e9, 1),
             "compute_gflops": round(gpu.fp32_flops / 1e9, 1),
             "tensor_gflops": round(gpu.tensor_flops / 1e9, 1) if gpu.tensor_flops else None,
+            "bytes_from": bytes_from, "flops_from": flops_from,
             "points": [p for p in points if p]}
 
 

@@ -52,8 +52,10 @@ def enabled(exercise: Exercise, backend_name: str) -> bool:
 
 
 def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
-                    constants: dict[str, int], seed: int) -> dict[str, Any] | None:
-    """The profile for an accepted attempt on either backend, or None."""
+                    constants: dict[str, int], seed: int,
+                    benchmark: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The profile for an accepted attempt on either backend, or None. `benchmark` (the
+    judge run's benchmark section, GPU only) gives the roofline's measured points."""
     if backend.name == "emu":
         return profile_emulated(exercise, source, backend, program, constants, seed)
     from kernels.profile_gpu import profile_on_gpu
@@ -61,8 +63,41 @@ def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
     # on a GPU: the largest test case (ncu's replays keep it to a few launches)
     index = max(range(len(exercise.tests)), key=lambda i: _threads(exercise, constants, i))
     arch = getattr(backend, "arch", None) or REFERENCE_ARCH
-    return profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent,
-                          resources(source, exercise, constants, arch))
+    measured: dict[str, Any] = {}
+    doc = profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent,
+                         resources(source, exercise, constants, arch), measured=measured)
+    if doc is not None:
+        try:
+            roof = gpu_roofline(exercise, constants, exercise.tests[index], measured.get("dram_bytes"), benchmark)
+        except Exception:  # noqa: BLE001 — the measured metrics stand without a roofline
+            log.exception("profile: no roofline for %s", exercise.id)
+            roof = None
+        if roof:
+            doc["roofline"] = roof
+    return doc
+
+
+def gpu_roofline(exercise: Exercise, constants: dict[str, int], profiled_case: Any, ncu_dram_bytes: float | None,
+                 benchmark: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The roofline measured on the GPU: the benchmark's time at the largest benchmark case
+    (and the framework's, same run); bytes from the byte model, else ncu's DRAM bytes at the
+    profiled case scaled by the buffers' footprint to the benchmark case."""
+    from kernels import profile_model
+
+    if exercise.benchmark is None or not benchmark or not benchmark.get("sizes"):
+        return None
+    case = profile_model.largest_case(exercise, constants)
+    index = exercise.benchmark.cases.index(case)
+    if index >= len(benchmark["sizes"]):
+        return None
+    size = benchmark["sizes"][index]
+    traffic = None
+    if ncu_dram_bytes:
+        traffic = ncu_dram_bytes * profile_model.footprint_scale(
+            exercise, env_for(profiled_case, constants), env_for(case, constants))
+    framework = (size.get("baselines") or {}).get("framework")
+    return profile_model.roofline(exercise, constants, size.get("ms"), "measured", framework,
+                                  traffic_bytes=traffic, traffic_from="ncu")
 
 
 def _threads(exercise: Exercise, constants: dict[str, int], index: int) -> int:
@@ -128,7 +163,8 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
 
     try:  # the estimated time (#16): an estimate, labelled so, never a measurement
         est = profile_model.estimate(exercise, source, case, counts, [k["occupancy"] for k in kernels], constants)
-        roof = profile_model.roofline(exercise, constants, est["time_ms"] if est else None, "estimate")
+        roof = profile_model.roofline(exercise, constants, est["time_ms"] if est else None, "estimate",
+                                      traffic_bytes=est.get("dram_bytes") if est else None, traffic_from="emulator")
     except Exception:  # noqa: BLE001 — the counts stand without an estimate
         log.exception("profile: no estimate for %s", exercise.id)
         est = roof = None

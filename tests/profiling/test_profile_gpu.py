@@ -94,3 +94,30 @@ def test_an_accepted_gpu_judge_run_carries_an_ncu_profile():
                        emit=lambda event: None)
     assert doc["verdict"] == "accepted" and result.validate(doc) == []
     assert doc.get("profile", {}).get("source") == "ncu"
+
+
+@pytest.mark.gpu
+def test_a_benchmarked_gpu_judge_run_carries_a_measured_roofline():
+    """GEMM has a flop model and no byte model: the roofline's bytes are ncu's DRAM bytes (scaled to the
+    benchmark case) and its attempt point is the benchmark's own median time at the largest case."""
+    from kernels.cuda_backend import CudaBackend
+    from kernels.pipeline import run_pipeline
+
+    if ncu_path() is None:
+        pytest.skip("no ncu on this GPU machine")
+    exercise = find_exercise("gemm-epilogue.fp32")
+    doc = run_pipeline(exercise, exercise.reference_cu_path.read_text(), CudaBackend(), bench=True, seed=1,
+                       emit=lambda event: None)
+    assert doc["verdict"] == "accepted" and result.validate(doc) == []
+    roof = doc["profile"]["roofline"]
+    attempt = roof["points"][0]
+    assert attempt["who"] == "attempt" and attempt["kind"] == "measured"
+    from kernels.compile import compile_submission
+    from kernels.profile_model import largest_case
+
+    constants = compile_submission(exercise.reference_cu_path.read_text(), exercise, None).constants
+    index = exercise.benchmark.cases.index(largest_case(exercise, constants))
+    assert attempt["time_ms"] == doc["benchmark"]["sizes"][index]["ms"]
+    assert roof["bytes_from"] == "ncu" and attempt["bytes"] > 3 * 4096 * 4096 * 4 * 0.5
+    assert attempt["intensity"] > 1 and 0 < attempt["gflops"] < roof["compute_gflops"]
+    print("GPU roofline:", roof)

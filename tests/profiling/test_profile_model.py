@@ -78,7 +78,8 @@ def test_the_estimate_and_roofline_validate_and_print(block_sum):
     assert prof.validate(doc) == []
     point = roof["points"][0]
     assert point["who"] == "attempt" and point["kind"] == "estimate"
-    assert point["bytes"] == 4 * 2**28 and point["intensity"] is None  # no flop model
+    assert point["bytes"] == 4 * 2**28 and point["flops"] == 2**28  # block_sum's models: 4N bytes, N adds
+    assert point["intensity"] == 0.25 and roof["bytes_from"] == "model" and roof["flops_from"] == "model"
     assert point["gbs"] == pytest.approx(4 * 2**28 / (est["time_ms"] * 1e-3) / 1e9, rel=1e-3)
     assert roof["bandwidth_gbs"] == 3000.0
     text = "\n".join(prof.render({"profile": doc}))
@@ -100,3 +101,56 @@ def test_a_flop_model_puts_a_compute_floor_under_the_time():
     assert est["time_ms"] >= flops / H100.fp32_flops * 1e3
     tensor = model.estimate(exercise, "wmma::mma_sync(c, a, b, c);", case, [counts(warp_inst=1)], [None], constants)
     assert tensor["terms_ms"]["compute"] == pytest.approx(flops / H100.tensor_flops * 1e3, rel=1e-4)
+
+
+def test_without_a_byte_model_the_roofline_takes_the_counted_dram_traffic():
+    """GEMM has a flop model and no byte model: the emulator's distinct sectors give the bytes,
+    scaled like the buffers (N², not like the flops, N³), so the point has an intensity."""
+    from kernels.compile import compile_submission
+    from kernels.plan import env_for
+
+    exercise = find_exercise("gemm-epilogue.fp32")
+    constants = compile_submission(exercise.reference_cu_path.read_text(), exercise, None).constants
+    case = exercise.tests[-1]
+    big = model.largest_case(exercise, constants)
+    grow = model.footprint_bytes(exercise, env_for(big, constants)) / model.footprint_bytes(exercise, env_for(case, constants))
+    c = counts(gld_req=1000, gld_sectors=9000, gld_unique=3000, gst_req=100, gst_sectors=400, gst_unique=400,
+               warp_inst=1100)
+    est = model.estimate(exercise, "", case, [c], [None], constants)
+    assert est["dram_bytes"] == round(32 * 3400 * grow)
+    assert grow < est["scale"] / 10  # the footprint grows far less than the flops
+    roof = model.roofline(exercise, constants, est["time_ms"], "estimate", traffic_bytes=est["dram_bytes"],
+                          traffic_from="emulator")
+    point = roof["points"][0]
+    assert roof["bytes_from"] == "emulator" and point["bytes"] == est["dram_bytes"]
+    assert point["flops"] == 2 * 4096**3 and point["intensity"] == pytest.approx(2 * 4096**3 / est["dram_bytes"], rel=1e-3)
+    # a byte model, where there is one, wins over counted traffic
+    exercise = find_exercise("reduction.block_sum")
+    roof = model.roofline(exercise, {}, 1.0, "estimate", traffic_bytes=123.0, traffic_from="emulator")
+    assert roof["bytes_from"] == "model" and roof["points"][0]["bytes"] == 4 * 2**28
+    # neither: no intensity, and nothing invented
+    roof = model.roofline(find_exercise("coalescing.vector_copy"), {}, 1.0, "estimate")
+    assert roof["flops_from"] is None and roof["points"][0]["intensity"] is None
+
+
+def test_the_gpu_roofline_uses_the_benchmark_time_and_ncus_dram_bytes():
+    from kernels.compile import compile_submission
+    from kernels.plan import env_for
+    from kernels.profile_run import gpu_roofline
+
+    exercise = find_exercise("gemm-epilogue.fp32")
+    constants = compile_submission(exercise.reference_cu_path.read_text(), exercise, None).constants
+    big = model.largest_case(exercise, constants)
+    index = exercise.benchmark.cases.index(big)
+    sizes = [{"ms": 100.0 + i, "baselines": {"framework": 50.0 + i}} for i in range(len(exercise.benchmark.cases))]
+    profiled = exercise.tests[-1]
+    roof = gpu_roofline(exercise, constants, profiled, 1e6, {"sizes": sizes})
+    grow = model.footprint_scale(exercise, env_for(profiled, constants), env_for(big, constants))
+    attempt, framework = roof["points"][0], roof["points"][-1]
+    assert attempt["kind"] == "measured" and attempt["time_ms"] == 100.0 + index
+    assert framework["who"] == "framework" and framework["time_ms"] == 50.0 + index
+    assert roof["bytes_from"] == "ncu" and attempt["bytes"] == round(1e6 * grow)
+    assert attempt["gflops"] == pytest.approx(2 * 4096**3 / ((100.0 + index) * 1e-3) / 1e9, rel=1e-3)
+    # a benchmark cut short of the largest case, or none: no roofline
+    assert gpu_roofline(exercise, constants, profiled, 1e6, {"sizes": sizes[:index]}) is None
+    assert gpu_roofline(exercise, constants, profiled, 1e6, None) is None
