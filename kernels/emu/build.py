@@ -177,6 +177,12 @@ def compile_programs(tu_text: str, timeout_s: float,
             link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
             steps[v] = ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]
         failed, log = _run_step(steps, work, objects, timeout_s, deadline)
+        if failed and _OUT_OF_TASKS.search(log):
+            # The machine had no process to spare (other sandboxes): ours, not the learner's. Once more.
+            time.sleep(0.5)
+            failed, log = _run_step(steps, work, objects, timeout_s, deadline)
+            if failed and _OUT_OF_TASKS.search(log):
+                raise ToolchainError("the compiler could not start its processes (the machine has none to spare)")
         # The checks read exactly what the compiler compiled, before anything of it runs
         # (and before a compile error's log, whose cause they may name more clearly).
         for v in VARIANTS:
@@ -231,6 +237,10 @@ def _run_step(argvs: dict[str, list[str]], work: Path, objects: dict[str, list[P
 
 
 _LOG_CHARS = 64 * 1024
+# fork/vfork's EAGAIN as the driver or the shell prints it, at the start of a line (a
+# diagnostic about the learner's source starts with the file's name, a quoted line with spaces)
+_OUT_OF_TASKS = re.compile(r"^(?:(?:g\+\+|collect2|/bin/sh|sh)(?:: \d+)?: .*fork.*Resource temporarily unavailable"
+                           r"|/bin/sh: \d+: Cannot fork)", re.M)
 _OUT_OF_MEMORY = ("out of memory", "virtual memory exhausted", "Cannot allocate memory", "std::bad_alloc",
                   "memory exhausted")
 

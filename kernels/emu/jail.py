@@ -51,6 +51,12 @@ DEFAULT_COMPILE_MB = 2048
 DEFAULT_MEMORY_MB = 2048
 PROGRAM_TASKS = 24  # bubblewrap's two, the program and its (at most 8) worker threads, slack
 COMPILER_TASKS = 32  # sh, g++, cc1plus, as, collect2, ld and bubblewrap's own
+# RLIMIT_NPROC counts every task of uid 65534, the sandboxes started after this one
+# included: a compiler's limit leaves room for them (nothing a submission writes makes
+# g++ fork, so the room cannot be used by it), else a busy judge fails compiles with
+# "vfork: Resource temporarily unavailable" (24 at once did, here). A program's limit
+# stays tight: its threads are the submission's to make.
+COMPILER_ROOM_TASKS = 4096
 TMP_BYTES = 256 << 20
 _TOOLCHAIN_DIRS = ("/usr/bin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/usr/include")
 
@@ -261,14 +267,14 @@ def compile_launch(argv: list[str], work_dir: Path, read_only: list[Path], cpu_s
     current = mode()
     limits = _limits(cpu_s, memory_bytes, 256 << 20, 256)
     if not current.sandboxed:
-        return Launch(argv, _child_setup(limits, COMPILER_TASKS, current.as_nobody, None))
+        return Launch(argv, _child_setup(limits, COMPILER_TASKS + COMPILER_ROOM_TASKS, current.as_nobody, None))
     args = [bwrap_path() or "bwrap", *_base_args(), *_toolchain_binds(), "--size", str(TMP_BYTES),
             "--tmpfs", "/tmp"]
     for path in read_only:
         args += ["--ro-bind", str(path), str(path)]
     args += ["--bind", str(work_dir), str(work_dir), "--remount-ro", "/", "--chdir", str(work_dir),
              "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "TMPDIR", "/tmp", "--"]
-    return Launch(args + argv, _child_setup(limits, COMPILER_TASKS, current.as_nobody, None))
+    return Launch(args + argv, _child_setup(limits, COMPILER_TASKS + COMPILER_ROOM_TASKS, current.as_nobody, None))
 
 
 def program_launch(program: Path, cpu_s: int, memory_bytes: int | None = None) -> Launch:
