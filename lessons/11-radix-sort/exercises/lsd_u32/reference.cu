@@ -120,12 +120,12 @@ extern "C" __global__ void scan_histogram(unsigned int* hist, int num_blocks) {
 
 extern "C" __global__ void __launch_bounds__(THREADS, 4) scatter_digits(const unsigned int* keys_in, const unsigned int* hist,
                                                                   unsigned int* keys_out, int N, int shift) {
+    int begin, end;
+    block_range(N, &begin, &end);
     __shared__ unsigned sorted[TILE];                // the tile, in digit order
     __shared__ unsigned warp_offset[WARPS][RADIX];   // counts, then where a warp's run of digit d starts
     __shared__ unsigned out_base[RADIX];             // global slot of sorted[k] is out_base[d] + k
     __shared__ unsigned warp_sums[WARPS];
-    int begin, end;
-    block_range(N, &begin, &end);
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const unsigned lanes_below = (1u << lane) - 1u;
     const unsigned d_own = threadIdx.x;              // THREADS == RADIX: thread d owns digit d

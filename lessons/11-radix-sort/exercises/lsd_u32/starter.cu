@@ -5,8 +5,8 @@
 //   scatter_digits<<<G, 256>>>    each key to hist[d * G + b] + its stable rank
 // with G = min(ceil_div(N, 1024), 512). Passes go keys -> tmp -> out -> tmp -> out.
 #define THREADS 256
-#define ITEMS 4                     // keys per thread per tile
-#define TILE (THREADS * ITEMS)      // 1024 keys a block handles at a time
+#define ITEMS 16                    // keys per thread per tile
+#define TILE (THREADS * ITEMS)      // 4096 keys a block handles at a time
 #define WARPS (THREADS / 32)
 #define RADIX 256
 
@@ -18,11 +18,11 @@ __device__ void block_range(int N, int* begin, int* end) {
     *end = min(N, *begin + per_block);
 }
 
-__device__ unsigned digit_of(unsigned key, int shift) { return (key >> shift) & (RADIX - 1); }
+__device__ __forceinline__ unsigned digit_of(unsigned key, int shift) { return (key >> shift) & (RADIX - 1); }
 
 // FILL-IN: helper functions, if you want them
 
-extern "C" __global__ void digit_histogram(const unsigned int* keys, unsigned int* hist, int N, int shift) {
+extern "C" __global__ void __launch_bounds__(THREADS) digit_histogram(const unsigned int* keys, unsigned int* hist, int N, int shift) {
     int begin, end;
     block_range(N, &begin, &end);
     // BEGIN FILL-IN
@@ -37,7 +37,7 @@ extern "C" __global__ void scan_histogram(unsigned int* hist, int num_blocks) {
     // END FILL-IN
 }
 
-extern "C" __global__ void scatter_digits(const unsigned int* keys_in, const unsigned int* hist,
+extern "C" __global__ void __launch_bounds__(THREADS, 4) scatter_digits(const unsigned int* keys_in, const unsigned int* hist,
                                           unsigned int* keys_out, int N, int shift) {
     int begin, end;
     block_range(N, &begin, &end);
