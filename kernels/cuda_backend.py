@@ -31,6 +31,18 @@ PRINTF_FIFO_BYTES = 64 << 10
 DEFAULT_DYNAMIC_SHARED = 48 * 1024  # more needs cudaFuncAttributeMaxDynamicSharedMemorySize
 
 
+# Before each test case every SM's shared memory is filled with 0xFF bytes (NaN as
+# a float, -1 as an int), as the emulator's is (#12): a kernel that reads shared
+# memory it never wrote gets the same garbage on both backends, never the zeros a
+# fresh context happens to hold.
+POISON_SHARED_SOURCE = r'''
+extern "C" __global__ void kdojo_poison_shared(unsigned words) {
+    extern __shared__ unsigned kdojo_poison[];
+    for (unsigned i = threadIdx.x; i < words; i += blockDim.x) kdojo_poison[i] = 0xFFFFFFFFu;
+}
+'''
+
+
 class SharedMemoryLimit(RuntimeError):
     """A launch asks for more shared memory than the device gives one block."""
 
@@ -44,6 +56,7 @@ class CudaBackend:
         self._props: dict[str, Any] | None = None
         self.flusher: Any = None  # kernels.timing.L2Flusher, made by warm()
         self._pci: str | None = None
+        self._poison: Any = None  # the loaded kdojo_poison_shared, or False where it cannot run
 
     # -- device ---------------------------------------------------------
     def available(self) -> bool:
@@ -77,6 +90,27 @@ class CudaBackend:
         warm = compile_program('extern "C" __global__ void kdojo_warm(int* p) { if (p) p[0] = 1; }',
                                "warm.cu", ["-lineinfo", f"--gpu-architecture={self.arch}"])
         self._load(warm.cubin, ("kdojo_warm",))
+        self.poison_shared()
+        cupy.cuda.get_current_stream().synchronize()
+
+    def poison_shared(self) -> None:
+        """Fill every SM's shared memory with 0xFF (one block per SM, each as large as a
+        block may be). Best effort: a GPU where it cannot run keeps its own garbage."""
+        if self._poison is False:
+            return
+        try:
+            if self._poison is None:
+                out = compile_program(POISON_SHARED_SOURCE, "kdojo_poison.cu", [f"--gpu-architecture={self.arch}"])
+                if not out.ok:
+                    raise RuntimeError(out.log)
+                function = self._load(out.cubin, ("kdojo_poison_shared",)).handle["functions"]["kdojo_poison_shared"]
+                nbytes = int(self.props.get("sharedMemPerBlockOptin", DEFAULT_DYNAMIC_SHARED))
+                function.max_dynamic_shared_size_bytes = nbytes
+                self._poison = (function, nbytes, int(self.props.get("multiProcessorCount", 1)))
+            function, nbytes, sms = self._poison
+            function((sms,), (1024,), (np.uint32(nbytes // 4),), shared_mem=nbytes)
+        except Exception:  # noqa: BLE001 — not the learner's business; the run goes on without it
+            self._poison = False
 
     def _warm_cupy_kernels(self) -> None:
         # cupy loads each of its own kernels on first use (from its disk cache);
@@ -166,6 +200,7 @@ class CudaBackend:
             views = {name: device[name][buf.guard_elems:buf.guard_elems + buf.size]
                      for name, buf in buffers.items()}
             reset_printf_budget(program.handle["module"])
+            self.poison_shared()
             self.launch_all(program, launches, views)
             cupy.cuda.get_current_stream().synchronize()
             for name, buf in buffers.items():
