@@ -15,14 +15,7 @@
   const num1 = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
   const compact = new Intl.NumberFormat(lang, { notation: "compact", maximumSignificantDigits: 3 });
 
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "class") node.className = v; else if (k === "text") node.textContent = v; else node.setAttribute(k, v);
-    }
-    for (const c of children) if (c != null) node.append(c);
-    return node;
-  }
+  const el = K.el;
 
   const isNum = (v) => typeof v === "number" && isFinite(v);
 

@@ -181,7 +181,17 @@
     });
   }
 
-  window.KDojo = { page, S, fmt, api, csrf, refresh, recordLocalPass, summaryFromLocal, loadLocal, localTimes };
+  // A DOM element: attributes ("class", "text" or any other) and children.
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") node.className = v; else if (k === "text") node.textContent = v; else node.setAttribute(k, v);
+    }
+    for (const c of children) if (c != null) node.append(c);
+    return node;
+  }
+
+  window.KDojo = { page, S, fmt, api, csrf, refresh, recordLocalPass, summaryFromLocal, loadLocal, localTimes, el };
 
   document.addEventListener("DOMContentLoaded", async () => {
     try {

@@ -5,14 +5,7 @@
   const K = window.KDojo;
   const S = K.S;
 
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "class") node.className = v; else if (k === "text") node.textContent = v; else node.setAttribute(k, v);
-    }
-    for (const c of children) if (c != null) node.append(c);
-    return node;
-  }
+  const el = K.el;
 
   function show(node, yes) { node.hidden = !yes; return node; }
 
