@@ -6,6 +6,7 @@ estimated time against the time measured on a GPU, kernel by kernel (#16).
     PYTHONPATH=. python3 bench/profile_agreement.py --backend cuda --all --out DIR \
         --files emu.jsonl                                                                   # on a GPU with ncu
     PYTHONPATH=. python3 bench/profile_agreement.py --compare emu.jsonl DIR/ncu.jsonl --times DIR/times.jsonl
+    PYTHONPATH=. python3 bench/profile_agreement.py --fit emu.jsonl DIR/times.jsonl    # the fitted constants
 
 Both sides profile the same test case of each exercise (the one the emulator
 picks: the largest with at most 65,536 threads), with the same inputs (seed 1).
@@ -409,6 +410,99 @@ def compare(emu_path: str, ncu_path: str, times_path: str | None) -> None:
         print(f"| {f} | {measured[f]['case']} | {e:.4g} | {g:.4g} | {100 * rel:+.0f}% | {bound} |")
 
 
+FIT_GRID = {  # the model's three fitted constants (kernels/profile_model.py) and the values tried
+    "L2_REPEAT_FRACTION": (0.0, 0.1, 0.25, 0.5, 1.0),
+    "INSTRUCTIONS_PER_MEMORY_INSTRUCTION": (2.0, 4.0, 6.0, 10.0, 16.0),
+    "WARPS_TO_SATURATE": (4, 8, 16, 32),
+}
+
+
+def _reestimator(emu_path: str, times_path: str):
+    """A function (constants → [(file, lesson, estimate ms, measured ms)]) that re-runs the model
+    on the emulator's stored counts; occupancy from NVRTC's resources, computed once per file."""
+    from kernels import profile as prof
+    from kernels import profile_model as model
+    from kernels.catalog import find_exercise
+    from kernels.compile import compile_submission
+    from kernels.plan import env_for, resolve_launches
+    from kernels.profile_run import resources
+
+    rows: dict[str, list] = {}
+    for r in _load(emu_path):
+        if "kernel" in r:
+            rows.setdefault(r["file"], []).append(r)
+    measured = {r["file"]: r["ms"] for r in _load(times_path) if "ms" in r}
+    jobs = []
+    for file, launches in rows.items():
+        if file not in measured:
+            continue
+        exercise_id, rel = file.split("/", 1)
+        exercise = find_exercise(exercise_id)
+        source = (exercise.folder / rel).read_text()
+        constants = compile_submission(source, exercise, None).constants
+        res = resources(source, exercise, constants)
+        case = next(c for c in exercise.tests if c.label == launches[0]["case"])
+        plan = resolve_launches(exercise.launches, env_for(case, constants))
+        occ = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel), {})["occupancy"]
+               for l in plan]
+        jobs.append((file, exercise, source, case, [r["counts"] for r in launches], occ, constants))
+
+    def run(values: dict) -> list[tuple[str, str, float, float]]:
+        saved = {k: getattr(model, k) for k in values}
+        for k, v in values.items():
+            setattr(model, k, v)
+        try:
+            out = []
+            for file, exercise, source, case, counts, occ, constants in jobs:
+                est = model.estimate(exercise, source, case, counts, occ, constants)
+                if est:
+                    out.append((file, exercise.lesson_dir.name, est["time_ms"], measured[file]))
+            return out
+        finally:
+            for k, v in saved.items():
+                setattr(model, k, v)
+    return run
+
+
+def _score(rows) -> tuple[float, float]:
+    errors = [abs(e - g) / g for _, _, e, g in rows]
+    return spearman([r[2] for r in rows], [r[3] for r in rows]), 100 * statistics.median(errors)
+
+
+def fit(emu_path: str, times_path: str) -> None:
+    """The model's fitted constants: in-sample, and leave-one-lesson-out (each lesson scored with
+    constants fitted on the other lessons only: the figure the model states as its accuracy)."""
+    import itertools
+
+    from kernels import profile_model as model
+
+    run = _reestimator(emu_path, times_path)
+    current = {k: getattr(model, k) for k in FIT_GRID}
+    sp, med = _score(run({}))
+    print(f"as shipped {current}: Spearman {sp:.3f}, median |error| {med:.1f}% over {len(run({}))} files")
+    combos = [dict(zip(FIT_GRID, values)) for values in itertools.product(*FIT_GRID.values())]
+    results = [(c, run(c)) for c in combos]
+
+    def median_on(rows, lessons) -> float:
+        return statistics.median(abs(e - g) / g for _, lesson, e, g in rows if lesson in lessons)
+
+    lessons = sorted({r[1] for r in results[0][1]})
+    best, rows = min(results, key=lambda cr: median_on(cr[1], set(lessons)))
+    sp, med = _score(rows)
+    print(f"in-sample best {best}: Spearman {sp:.3f}, median |error| {med:.1f}%")
+    held = []
+    for lesson in lessons:
+        train = set(lessons) - {lesson}
+        chosen, chosen_rows = min(results, key=lambda cr: median_on(cr[1], train))
+        held += [r for r in chosen_rows if r[1] == lesson]
+        print(f"  {lesson}: fitted on the others {chosen}")
+    sp, med = _score(held)
+    print(f"leave-one-lesson-out: Spearman {sp:.3f}, median |error| {med:.1f}% over {len(held)} files")
+    print("\n| file | estimate ms (held out) | measured ms | error |\n|---|---|---|---|")
+    for file, _, e, g in sorted(held, key=lambda r: -abs(r[2] - r[3]) / r[3])[:15]:
+        print(f"| {file} | {e:.4g} | {g:.4g} | {100 * (e - g) / g:+.0f}% |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backend", choices=("emu", "cuda"))
@@ -420,12 +514,17 @@ def main() -> int:
     parser.add_argument("--compare", nargs=2, metavar=("EMU", "NCU"))
     parser.add_argument("--times", help="(compare) the GPU's times.jsonl")
     parser.add_argument("--skip-ncu", action="store_true", help="(cuda) timings only")
+    parser.add_argument("--fit", nargs=2, metavar=("EMU", "TIMES"),
+                        help="re-run the model on stored counts: fitted constants, in-sample and leave-one-lesson-out")
     parser.add_argument("--ncu-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.ncu_child:
         return ncu_child(args.ncu_child)
     if args.compare:
         compare(*args.compare, args.times)
+        return 0
+    if args.fit:
+        fit(*args.fit)
         return 0
     if not args.backend:
         parser.error("--backend or --compare")

@@ -23,7 +23,9 @@ COUNT_KEYS = ("gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "
               "shd_wavefronts", "shd_ideal", "shd_max_ways", "warp_inst", "active_lanes", "atom_ops",
               "atom_addrs", "atom_max", "truncated", "gmem_inst", "gmem_lanes",
               # distinct global sectors read / written in the launch, global atomics alone (#16 estimate)
-              "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs", "gatom_max")
+              "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs", "gatom_max",
+              # lane accesses seen, recorded or not: a truncated launch's counts cover active_lanes / accesses
+              "accesses")
 _MAX_COUNT = 1 << 62
 # The profiled case must stay small: the check build is slow and records every access.
 PROFILE_MAX_THREADS = 1 << 16

@@ -106,13 +106,21 @@ def _threads(exercise: Exercise, constants: dict[str, int], index: int) -> int:
 
 
 def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[Any]] | None:
-    """(index, launches) of the largest test case the counter takes, or None."""
+    """(index, launches) of the largest test case the counter takes, or None: the most threads,
+    and among as many threads the most work (byte model, else flop model). The estimate scales
+    the counts up from this case, so a case padded up to a tile (2 keys where a block takes 128)
+    would scale its waste by 10^8 (flash attention, #16)."""
+    from kernels.profile_model import _model_value
+
     best = None
     for index, case in enumerate(exercise.tests):
-        launches = resolve_launches(exercise.launches, env_for(case, constants))
+        env = env_for(case, constants)
+        launches = resolve_launches(exercise.launches, env)
         threads = sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in launches)
-        if threads <= profile_emu.PROFILE_MAX_THREADS and (best is None or threads > best[0]):
-            best = (threads, index, launches)
+        bench = exercise.benchmark
+        work = (_model_value(bench.bytes, env) or _model_value(bench.flops, env) or 0.0) if bench else 0.0
+        if threads <= profile_emu.PROFILE_MAX_THREADS and (best is None or (threads, work) > best[0]):
+            best = ((threads, work), index, launches)
     return None if best is None else (best[1], best[2])
 
 

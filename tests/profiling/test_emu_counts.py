@@ -154,3 +154,29 @@ def test_sectors_are_counted_from_a_256_byte_aligned_array_as_on_a_gpu():
     c = run_counts(COPY, "copy", (4, 1, 1), (256, 1, 1), [np.arange(n, dtype=np.float32), np.zeros(n, np.float32), n, 1])
     assert (c["gld_req"], c["gld_sectors"]) == (32, 31 * 4 + 2)  # the last warp: 12 lanes, 48 bytes
     assert (c["gst_req"], c["gst_sectors"]) == (32, 31 * 4 + 2)
+
+
+WMMA = """
+#include <mma.h>
+using namespace nvcuda;
+__global__ void tile_copy(const half* a, float* out) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::fill_fragment(acc, 0.0f);
+    for (int i = 0; i < acc.num_elements; ++i) acc.x[i] = __half2float(fa.x[i]);
+    wmma::store_matrix_sync(out, acc, 16, wmma::mem_row_major);
+}
+"""
+
+
+def test_a_wmma_fragment_is_counted_as_the_warps_wide_accesses_not_per_element():
+    # one warp: a 16x16 half tile (512 bytes) loaded, a 16x16 float tile (1024 bytes) stored. A GPU
+    # moves them with 16-byte-per-lane instructions: 1 load of 16 sectors, 2 stores of 16 sectors.
+    # The emulator's lanes each read all 256 elements; counted per element that was 256 loads.
+    c = run_counts(WMMA, "tile_copy", (1, 1, 1), (32, 1, 1),
+                   [np.arange(256, dtype=np.float16), np.zeros(256, np.float32)])
+    assert (c["gld_req"], c["gld_sectors"], c["gld_ideal"]) == (1, 16, 16)
+    assert (c["gst_req"], c["gst_sectors"], c["gst_ideal"]) == (2, 32, 32)
+    assert (c["warp_inst"], c["active_lanes"], c["accesses"]) == (3, 96, 96)
+    assert (c["gld_unique"], c["gst_unique"]) == (16, 32)

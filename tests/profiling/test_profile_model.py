@@ -33,8 +33,12 @@ def test_a_pure_read_is_its_distinct_bytes_over_the_copy_bandwidth(block_sum):
     assert est["scale"] == 4096 and est["scaled_by"] == "bytes"  # 4·2^28 bytes ÷ 4·2^16
     dram_s = 32 * 8192 * 4096 / H100.dram_bps  # 1 GiB at 3.0 TB/s
     assert est["terms_ms"]["dram"] == pytest.approx(dram_s * 1e3, rel=1e-4)
-    assert est["bound"] == "dram"
-    assert est["time_ms"] == pytest.approx((dram_s + H100.launch_s) * 1e3, rel=1e-4)
+    # but block_sum launches a block per 256 elements: 2^20 blocks, and an SM starts one per 80 ns
+    # (bench/profile_micro.py), which takes longer than the 1 GiB read
+    blocks_s = 2**20 / H100.sms * H100.block_s
+    assert est["terms_ms"]["blocks"] == pytest.approx(blocks_s * 1e3, rel=1e-4) and blocks_s > dram_s
+    assert est["bound"] == "blocks"
+    assert est["time_ms"] == pytest.approx((blocks_s + H100.launch_s) * 1e3, rel=1e-4)
 
 
 def test_the_estimate_grows_with_the_bytes_moved(block_sum):
@@ -51,7 +55,11 @@ def test_uncoalesced_requests_cost_l2_time_beyond_the_distinct_bytes(block_sum):
     a = model.estimate(exercise, "", case, [coalesced], [None], {})
     b = model.estimate(exercise, "", case, [strided], [None], {})
     assert b["terms_ms"]["dram"] == a["terms_ms"]["dram"]
-    assert b["bound"] == "l2" and b["time_ms"] > 2 * a["time_ms"]
+    # L2 serves each distinct sector once and L2_REPEAT_FRACTION of the 7 repeats of each (L1 the rest)
+    l2_sectors = 8192 + model.L2_REPEAT_FRACTION * (2048 * 32 - 8192)
+    assert b["terms_ms"]["l2"] == pytest.approx(32 * l2_sectors * 4096 / H100.l2_bps * 1e3, rel=1e-4)
+    assert a["terms_ms"]["l2"] == pytest.approx(32 * 8192 * 4096 / H100.l2_bps * 1e3, rel=1e-4)
+    assert b["bound"] == "l2" and b["time_ms"] > a["time_ms"]
 
 
 def test_atomics_on_one_address_serialise(block_sum):
@@ -154,3 +162,44 @@ def test_the_gpu_roofline_uses_the_benchmark_time_and_ncus_dram_bytes():
     # a benchmark cut short of the largest case, or none: no roofline
     assert gpu_roofline(exercise, constants, profiled, 1e6, {"sizes": sizes[:index]}) is None
     assert gpu_roofline(exercise, constants, profiled, 1e6, None) is None
+
+
+def test_a_truncated_launch_is_scaled_up_by_the_share_it_covers(block_sum):
+    """The runtime records at most 2^21 accesses per launch; `accesses` says how many it saw, so
+    counts covering a quarter of the launch are multiplied by 4 (distinct sectors capped by the
+    buffers)."""
+    exercise, case = block_sum
+    whole = counts(gld_req=2048, gld_sectors=8192, gld_unique=8192, warp_inst=2048, active_lanes=65536,
+                   accesses=65536)
+    quarter = counts(gld_req=512, gld_sectors=2048, gld_unique=2048, warp_inst=512, active_lanes=16384,
+                     accesses=65536, truncated=1)
+    assert model.coverage(quarter) == 0.25 and model.coverage(whole) == 1.0
+    a = model.estimate(exercise, "", case, [whole], [None], {})
+    b = model.estimate(exercise, "", case, [quarter], [None], {})
+    for term in ("dram", "l2", "issue"):
+        assert b["terms_ms"][term] == pytest.approx(a["terms_ms"][term], abs=2e-6)
+    assert b["dram_bytes"] == a["dram_bytes"]
+    # more distinct sectors than the buffers hold cannot be: capped at in + out (65536 floats + the sum)
+    over = dict(quarter, gld_unique=8192)
+    c = model.estimate(exercise, "", case, [over], [None], {})
+    cap = model.footprint_bytes(exercise, case.env) / 32
+    assert 8192 < cap < 8200
+    assert c["terms_ms"]["dram"] == pytest.approx(32 * cap * 4096 / H100.dram_bps * 1e3, abs=2e-6)
+
+
+def test_inline_ptx_tensor_code_is_estimated_by_its_roofline_bound():
+    """The emulator runs an mma.sync/wgmma kernel's plain fallback: its counted L2, shared and issue
+    terms are dropped and the estimate says so."""
+    from kernels.compile import compile_submission
+
+    exercise = find_exercise("gemm-epilogue.wmma_fp16")
+    source = (exercise.folder / "solutions/correct/hopper_wgmma.cu").read_text()
+    constants = compile_submission(source, exercise, None).constants
+    heavy = counts(gld_req=10**6, gld_sectors=32 * 10**6, gld_unique=4000, warp_inst=10**6, shd_wavefronts=10**6)
+    est = model.estimate(exercise, source, exercise.tests[-1], [heavy], [None], constants)
+    assert model.uses_ptx_tensor_cores(source) and "fallback" in est["note"]
+    assert est["bound"] in ("compute", "dram", "blocks")
+    assert est["time_ms"] == pytest.approx(max(est["terms_ms"]["compute"], est["terms_ms"]["dram"],
+                                               est["terms_ms"]["blocks"]) + est["terms_ms"]["launch"], rel=1e-3)
+    wmma = (exercise.folder / "reference.cu").read_text()
+    assert model.uses_tensor_cores(wmma) and not model.uses_ptx_tensor_cores(wmma)

@@ -71,6 +71,7 @@ enum SyncOp : int { SYNC_COUNT, SYNC_AND, SYNC_OR };
 // __syncthreads_count / _and / _or: a barrier that also reduces a predicate over the block.
 int syncthreads_pred(int line, int pred, int op);
 uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, int width);
+void profile_fragment(bool on);  // the profiler: a WMMA fragment load/store begins (true) or ends (#16)
 unsigned activemask(int line);
 [[noreturn]] void trap(int line, const char* what);
 // Ends the kernel with a runtime_error named `name` (e.g. a grid-wide sync in a

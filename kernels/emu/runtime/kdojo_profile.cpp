@@ -46,26 +46,72 @@ struct Rec {
 constexpr size_t kMaxRecords = size_t(1) << 21;
 std::vector<Rec> g_recs;
 bool g_truncated = false;
+uint64_t g_accesses = 0;  // lane accesses seen in the launch, recorded or not (past the cap: not)
 unsigned g_launch_index = 0;
 
 struct Totals {
-    uint64_t v[25] = {};
+    uint64_t v[26] = {};
 };
 enum {
     GLD_REQ, GLD_SECTORS, GLD_IDEAL, GST_REQ, GST_SECTORS, GST_IDEAL, SHD_REQ, SHD_WAVES, SHD_IDEAL, SHD_MAX_WAYS,
     WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, GMEM_INST, GMEM_LANES,
-    GLD_UNIQUE, GST_UNIQUE, GATOM_OPS, GATOM_ADDRS, GATOM_MAX, N_KEYS
+    GLD_UNIQUE, GST_UNIQUE, GATOM_OPS, GATOM_ADDRS, GATOM_MAX, ACCESSES, N_KEYS
 };
 const char* const kNames[N_KEYS] = {"gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "gst_ideal",
                                     "shd_req", "shd_wavefronts", "shd_ideal", "shd_max_ways", "warp_inst",
                                     "active_lanes", "atom_ops", "atom_addrs", "atom_max", "truncated", "gmem_inst",
                                     "gmem_lanes", "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs",
-                                    "gatom_max"};
+                                    "gatom_max", "accesses"};
 // Every global sector read or written in the launch (distinct ones: what DRAM
 // must move at least once, the estimate's DRAM term, kernels/profile_model.py).
 std::vector<uint64_t> g_read_sectors, g_write_sectors;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// WMMA fragments (kdojo_wmma.h): every lane of the emulator reads the whole tile, one element at
+// a time, where a GPU's warp reads each element once with a few 16-byte-per-lane instructions.
+// So between profile_fragment(true) and (false) only lane 0's accesses are kept, and the op is
+// counted as ceil(bytes / 512) warp instructions over the tile's distinct sectors (global) or
+// 128-byte wavefronts (shared, no conflicts assumed).
+bool g_fragment = false;
+std::vector<Rec> g_frag;
+Totals g_frag_totals;
+std::vector<uint64_t> g_frag_read, g_frag_write;
+
+void fold_fragment() {
+    for (int shared = 0; shared < 2; ++shared)
+        for (int write = 0; write < 2; ++write) {
+            std::vector<uint64_t> bytes_at, sectors;
+            for (const Rec& r : g_frag) {
+                if (bool(r.flags & F_SHARED) != bool(shared) || bool(r.flags & F_WRITE) != bool(write)) continue;
+                for (uint64_t b = r.addr; b < r.addr + r.bytes; ++b) bytes_at.push_back(b);
+            }
+            if (bytes_at.empty()) continue;
+            std::sort(bytes_at.begin(), bytes_at.end());
+            bytes_at.erase(std::unique(bytes_at.begin(), bytes_at.end()), bytes_at.end());
+            for (uint64_t b : bytes_at) sectors.push_back(b / 32);
+            sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
+            uint64_t n = bytes_at.size(), inst = ceil_div(n, 512);
+            g_frag_totals.v[WARP_INST] += inst;
+            g_frag_totals.v[ACTIVE_LANES] += 32 * inst;
+            g_accesses += 32 * inst;
+            if (shared) {
+                g_frag_totals.v[SHD_REQ] += inst;
+                g_frag_totals.v[SHD_WAVES] += ceil_div(n, 128);
+                g_frag_totals.v[SHD_IDEAL] += ceil_div(n, 128);
+                g_frag_totals.v[SHD_MAX_WAYS] = std::max<uint64_t>(g_frag_totals.v[SHD_MAX_WAYS], 1);
+            } else {
+                g_frag_totals.v[GMEM_INST] += inst;
+                g_frag_totals.v[GMEM_LANES] += 32 * inst;
+                g_frag_totals.v[write ? GST_REQ : GLD_REQ] += inst;
+                g_frag_totals.v[write ? GST_SECTORS : GLD_SECTORS] += sectors.size();
+                g_frag_totals.v[write ? GST_IDEAL : GLD_IDEAL] += ceil_div(n, 32);
+                std::vector<uint64_t>& all = write ? g_frag_write : g_frag_read;
+                all.insert(all.end(), sectors.begin(), sectors.end());
+            }
+        }
+    g_frag.clear();
+}
 
 // One warp instruction: the records [lo, hi) share (block, warp, pc, occ).
 void fold_global(const Rec* lo, const Rec* hi, uint64_t lanes, Totals& t) {
@@ -162,6 +208,11 @@ Totals fold() {
     for (const auto& a : atomics) t.v[ATOM_MAX] = std::max(t.v[ATOM_MAX], a.second);
     t.v[GATOM_ADDRS] = global_atomics.size();
     for (const auto& a : global_atomics) t.v[GATOM_MAX] = std::max(t.v[GATOM_MAX], a.second);
+    g_read_sectors.insert(g_read_sectors.end(), g_frag_read.begin(), g_frag_read.end());
+    g_write_sectors.insert(g_write_sectors.end(), g_frag_write.begin(), g_frag_write.end());
+    for (int k = 0; k < N_KEYS; ++k)
+        if (k == SHD_MAX_WAYS) t.v[k] = std::max(t.v[k], g_frag_totals.v[k]);
+        else t.v[k] += g_frag_totals.v[k];
     for (auto* v : {&g_read_sectors, &g_write_sectors}) {
         std::sort(v->begin(), v->end());
         (v == &g_read_sectors ? t.v[GLD_UNIQUE] : t.v[GST_UNIQUE]) = std::unique(v->begin(), v->end()) - v->begin();
@@ -169,6 +220,8 @@ Totals fold() {
         v->shrink_to_fit();
     }
     t.v[TRUNCATED] = g_truncated;
+    // a truncated launch's counts cover records ÷ accesses of it (the estimate scales them up)
+    t.v[ACCESSES] = g_accesses;
     return t;
 }
 
@@ -179,12 +232,37 @@ void profile_request_begin() { g_launch_index = 0; }
 void profile_launch_begin() {
     g_recs.clear();
     g_truncated = false;
+    g_accesses = 0;
+    g_fragment = false;
+    g_frag.clear();
+    g_frag_totals = Totals{};
+    g_frag_read.clear();
+    g_frag_write.clear();
     ++g_launch_index;
+}
+
+void profile_fragment(bool on) {
+    if (!g_profile) return;
+    if (on) {
+        g_fragment = true;
+        g_frag.clear();
+        return;
+    }
+    g_fragment = false;
+    if (!g_frag.empty()) fold_fragment();
 }
 
 void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool atomic, uint64_t pc) {
     Thread* t = current_thread();
     if (!t || !bytes) return;
+    if (g_fragment) {  // a WMMA fragment op: lane 0's accesses stand for the warp's (fold_fragment)
+        if (t->st.linear % 32 == 0 && g_frag.size() < (size_t(1) << 16))
+            g_frag.push_back(Rec{pc, addr, g_block_linear, t->st.linear, 0,
+                                 static_cast<uint16_t>(std::min<size_t>(bytes, 65535)),
+                                 uint8_t((shared ? F_SHARED : 0) | (write ? F_WRITE : 0))});
+        return;
+    }
+    ++g_accesses;
     if (g_recs.size() >= kMaxRecords) {
         g_truncated = true;
         return;
@@ -210,6 +288,7 @@ void profile_request_begin() {}
 void profile_launch_begin() {}
 void profile_access(bool, uintptr_t, size_t, bool, bool, uint64_t) {}
 void profile_launch_end() {}
+void profile_fragment(bool) {}
 
 #endif
 

@@ -25,6 +25,12 @@ template <int M, int N, int K> struct dims<matrix_b, M, N, K> { static constexpr
 template <int M, int N, int K> struct dims<accumulator, M, N, K> { static constexpr int rows = M, cols = N; };
 inline void warp_op(int kind, int line) { ::kdojo::collective(kind, line, 0xffffffffu, 0, 0, 32); }
 inline bool first_lane() { return (::kdojo::g_cur->linear % 32) == 0; }
+// The profiler (#16) counts a fragment load or store as the warp's few wide accesses of the tile,
+// as a GPU makes them, not as 32 lanes each reading every element (kdojo_profile.cpp).
+struct FragmentOp {
+    FragmentOp() { ::kdojo::profile_fragment(true); }
+    ~FragmentOp() { ::kdojo::profile_fragment(false); }
+};
 }  // namespace detail
 
 template <class Use, int M, int N, int K, class T, class Layout = void>
@@ -53,17 +59,20 @@ inline void load_tile(fragment<Use, M, N, K, T, L>& f, const P* p, unsigned ldm,
 template <class Use, int M, int N, int K, class T, class P>
 inline void load_matrix_sync_at(int line, fragment<Use, M, N, K, T, row_major>& f, const P* p, unsigned ldm) {
     detail::warp_op(::kdojo::COLL_WMMA_LOAD, line);
+    detail::FragmentOp counted;
     load_tile(f, p, ldm, false);
 }
 template <class Use, int M, int N, int K, class T, class P>
 inline void load_matrix_sync_at(int line, fragment<Use, M, N, K, T, col_major>& f, const P* p, unsigned ldm) {
     detail::warp_op(::kdojo::COLL_WMMA_LOAD, line);
+    detail::FragmentOp counted;
     load_tile(f, p, ldm, true);
 }
 template <int M, int N, int K, class T, class P>
 inline void load_matrix_sync_at(int line, fragment<accumulator, M, N, K, T, void>& f, const P* p, unsigned ldm,
                                 layout_t layout) {
     detail::warp_op(::kdojo::COLL_WMMA_LOAD, line);
+    detail::FragmentOp counted;
     load_tile(f, p, ldm, layout == mem_col_major);
 }
 
@@ -72,6 +81,7 @@ inline void store_matrix_sync_at(int line, P* p, const fragment<accumulator, M, 
                                  layout_t layout) {
     detail::warp_op(::kdojo::COLL_WMMA_STORE, line);
     if (!detail::first_lane()) return;
+    detail::FragmentOp counted;
     for (int r = 0; r < M; ++r)
         for (int c = 0; c < N; ++c) {
             size_t at = layout == mem_col_major ? static_cast<size_t>(c) * ldm + r : static_cast<size_t>(r) * ldm + c;
