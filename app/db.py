@@ -35,9 +35,13 @@ def make_engine(url: str) -> Engine:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         # The pool is as large as the threads that may ask at once (anyio's 40
         # worker threads, SSE polls, the embedded worker), so a burst waits on
-        # SQLite's busy timeout, not on a pool timeout (issue #13).
+        # SQLite's busy timeout, not on a pool timeout (issue #13). All of them are
+        # kept once opened: an overflow connection is closed when it is returned,
+        # and opening one (connect + pragmas) costs ~370 µs of CPU against ~9 µs
+        # for a kept one, paid by every request above 10 at once, just when the
+        # server is busiest (the signed-in load bench, issue #13).
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
-                               pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_timeout=60)
+                               pool_size=POOL_SIZE + POOL_OVERFLOW, max_overflow=0, pool_timeout=60)
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin_immediate)
         return engine

@@ -46,12 +46,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def server_command(port: int) -> list[str]:
+    """What an operator runs (`kdojo serve`, the console script's `app.cli`), with its
+    defaults (one uvicorn process, access log off), minus the embedded judging worker:
+    the learners' submissions must stay queued, and judging them would take the cores."""
+    return [sys.executable, "-m", "app.cli", "serve", "--no-worker", "--host", "127.0.0.1", "--port", str(port)]
+
+
 def start_server(lessons_dir: Path, tmp: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "KDOJO_ENVIRONMENT": "test", "KDOJO_LESSONS_DIR": str(lessons_dir),
            "KDOJO_DATABASE_URL": f"sqlite:///{tmp / 'kdojo.sqlite3'}", "KDOJO_QUEUE_PATH": str(tmp / "q.sqlite3"),
            "KDOJO_SECRET_KEY": "web-load-bench-" + "z" * 32}
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--no-worker", "--host", "127.0.0.1",
-                             "--port", str(port)], cwd=REPO_ROOT, env=env,
+    proc = subprocess.Popen(server_command(port), cwd=REPO_ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=(tmp / "server.log").open("w"))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -108,7 +114,7 @@ class Learner:
 
 
 async def client(host: str, port: int, learner: Learner, stop_at: float, think_s: float,
-                 latencies_ms: list[float], errors: list[str]) -> None:
+                 latencies_ms: list[float], errors: list[str], by_kind: dict[str, list[float]]) -> None:
     conn = Connection(host, port)
     await asyncio.sleep(random.uniform(0, max(think_s, 0.05)))  # do not all start in one instant
     turn = 0
@@ -121,7 +127,9 @@ async def client(host: str, port: int, learner: Learner, stop_at: float, think_s
             if status != 200:
                 errors.append(f"HTTP {status}")
             else:
-                latencies_ms.append((time.perf_counter() - t0) * 1000)
+                ms = (time.perf_counter() - t0) * 1000
+                latencies_ms.append(ms)
+                by_kind.setdefault("page" if path.startswith("/lessons/") else "poll", []).append(ms)
         except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.TimeoutError) as exc:
             errors.append(type(exc).__name__)
             await conn.close()
@@ -137,14 +145,56 @@ def percentile(sorted_values: list[float], q: float) -> float:
 
 
 async def run(base: str, learners: list[Learner], duration_s: float, think_s: float
-              ) -> tuple[list[float], list[str], float]:
+              ) -> tuple[list[float], list[str], float, dict[str, list[float]]]:
     url = httpx.URL(base)
     latencies_ms: list[float] = []
     errors: list[str] = []
+    by_kind: dict[str, list[float]] = {}
     t0 = time.monotonic()
+    lag = asyncio.ensure_future(loop_lag(t0 + duration_s))
     await asyncio.gather(*(client(url.host, url.port or 80, learner, t0 + duration_s, think_s, latencies_ms,
-                                  errors) for learner in learners))
-    return latencies_ms, errors, time.monotonic() - t0
+                                  errors, by_kind) for learner in learners))
+    by_kind["client loop lag"] = await lag
+    return latencies_ms, errors, time.monotonic() - t0, by_kind
+
+
+async def loop_lag(stop_at: float, tick_s: float = 0.05) -> list[float]:
+    """How late this (the load generator's) event loop wakes up, in ms, every 50 ms: a
+    latency that the client itself caused (its process not scheduled) shows here too."""
+    lags = []
+    while time.monotonic() < stop_at:
+        t = time.monotonic()
+        await asyncio.sleep(tick_s)
+        lags.append(max(0.0, (time.monotonic() - t - tick_s) * 1000))
+    return lags
+
+
+def cpu_times() -> list[int]:
+    """/proc/stat's machine-wide cpu line (user nice system idle iowait irq softirq steal), then
+    /proc/pressure/cpu's `some` total (µs that runnable tasks waited for a CPU), or []."""
+    try:
+        with open("/proc/stat") as f:
+            times = [int(v) for v in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return []
+    try:
+        with open("/proc/pressure/cpu") as f:
+            times.append(int(f.readline().rsplit("total=", 1)[1]))
+    except (OSError, ValueError, IndexError):
+        pass
+    return times
+
+
+def cpu_report(before: list[int], after: list[int], elapsed_s: float) -> str:
+    if len(before) < 8 or len(after) < 8:
+        return "machine CPU: not available"
+    d = [b - a for a, b in zip(before, after)]
+    total = sum(d[:8]) or 1
+    busy = total - d[3] - d[4]
+    waited = (f"  some task waiting for a CPU {100 * d[8] / 1e6 / elapsed_s:.0f}% of the time (PSI)"
+              if len(d) > 8 and elapsed_s > 0 else "")
+    return (f"machine CPU during the run (all processes, /proc/stat): busy {100 * busy / total:.0f}%  "
+            f"iowait {100 * d[4] / total:.0f}%  steal {100 * d[7] / total:.0f}%{waited}")
 
 
 def sign_up_learners(base: str, count: int, path: str, exercise: str, source: str) -> list[Learner]:
@@ -202,14 +252,37 @@ def main() -> int:
                 learners = sign_up_learners(base, args.clients, path, exercise, source)
             else:
                 learners = [Learner((path,))] * args.clients
-            load_before = os.getloadavg()[0]
-            lat, errors, elapsed_s = asyncio.run(run(base, learners, args.duration_s, args.think_s))
+            load_before, cpu_before = os.getloadavg()[0], cpu_times()
+            lat, errors, elapsed_s, by_kind = asyncio.run(run(base, learners, args.duration_s, args.think_s))
+            load_after, cpu_after = os.getloadavg()[0], cpu_times()
         finally:
             if proc is not None:
                 stop(proc)
     report(path, args, lat, errors, elapsed_s)
-    print(f"1-minute load average before the run {load_before:.2f} (other work on this machine shares its cores)")
+    lags = sorted(by_kind.pop("client loop lag", []))
+    if len(by_kind) > 1:  # the signed-in run: its pages and its polls apart
+        for kind, values in sorted(by_kind.items()):
+            values.sort()
+            print(f"  {kind}: {len(values)} requests, p50 {percentile(values, 0.50):.1f}  "
+                  f"p95 {percentile(values, 0.95):.1f}  p99 {percentile(values, 0.99):.1f}  "
+                  f"max {values[-1]:.1f} ms")
+    if lags:
+        print(f"load generator's loop lag (every 50 ms): p99 {percentile(lags, 0.99):.1f}  max {lags[-1]:.1f} ms, "
+              f"{sum(1 for v in lags if v > 100)} ticks over 100 ms (its own delays are in the latencies too)")
+    print(cpu_report(cpu_before, cpu_after, elapsed_s))
+    print(f"1-minute load average before the run {load_before:.2f}, after {load_after:.2f} "
+          f"(other work on this machine shares its cores)")
+    command = "python " + " ".join(server_command(0)[1:-1]) + " <port>  (= kdojo serve --no-worker …)"
+    print(f"server: {command if args.url is None else args.url}  commit {commit()}  python {sys.version.split()[0]}")
     return 0 if not errors else 1
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+                              text=True, timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -245,7 +318,8 @@ def report(path: str, args: argparse.Namespace, lat: list[float], errors: list[s
     print(f"requests {len(lat)}  errors {len(errors)}  throughput {len(lat) / elapsed_s:.1f} req/s")
     if lat:
         print(f"latency ms: p50 {percentile(lat, 0.50):.1f}  p90 {percentile(lat, 0.90):.1f}  "
-              f"p99 {percentile(lat, 0.99):.1f}  max {lat[-1]:.1f}  mean {statistics.fmean(lat):.1f}")
+              f"p95 {percentile(lat, 0.95):.1f}  p99 {percentile(lat, 0.99):.1f}  max {lat[-1]:.1f}  "
+              f"mean {statistics.fmean(lat):.1f}")
     if errors:
         print("errors:", ", ".join(sorted(set(errors))[:5]))
 
