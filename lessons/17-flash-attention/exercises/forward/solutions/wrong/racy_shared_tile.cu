@@ -1,5 +1,6 @@
-// BUG: no barrier before the next K and V tiles are loaded: a fast warp overwrites
-// the tile a slower warp is still multiplying.
+// BUG: no barrier after the K and V tiles are loaded: a warp multiplies rows of the
+// tile that other warps have not stored yet (on a GPU it reads what shared memory
+// held before: the previous tile's rows, or garbage).
 // FlashAttention forward on tensor cores (WMMA 16x16x16, FP16 in, FP32 accumulate).
 // O[bh][i] = softmax_j(Q[bh][i] . K[bh][j] / sqrt(D), keys j <= i when causal) V[bh][j]
 // A block owns BM = 128 query rows (8 warps x 16 rows) and walks the keys in
@@ -80,9 +81,9 @@ __device__ __forceinline__ void flash_forward(const half* Q, const half* K, cons
 
     for (int t = 0; t < tiles; ++t) {
         const int k0 = t * BN;
+        __syncthreads();  // every warp is done with the previous K and V tiles
         load_rows(Ks, LD, K, k0, S, BN, D, threadIdx.x, THREADS, vec);
         load_rows(Vs, LD, V, k0, S, BN, D, threadIdx.x, THREADS, vec);
-        __syncthreads();
         if (causal && q0 + 15 < k0) continue;  // all of this warp's rows precede the tile
 
         // S = Q K^T: K row-major in shared memory is K^T column-major
