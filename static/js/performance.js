@@ -107,6 +107,8 @@
     if (est.counted_case && est.counted_case !== est.case) {
       box.append(el("p", { class: "estimate-scaled", text: K.fmt(S["profile.estimate_scaled"], { counted: est.counted_case, case: est.case }) }));
     }
+    // The judge's only note today: inline-PTX tensor code, whose fallback path was counted.
+    if (est.note) box.append(el("p", { class: "estimate-note", text: S["profile.estimate_fallback"] }));
     const acc = est.accuracy || {};
     const text = isNum(acc.median_abs_error_pct) && isNum(acc.spearman)
       ? K.fmt(S["profile.accuracy"], { gpu: est.gpu, error: num1.format(acc.median_abs_error_pct), rho: num2.format(acc.spearman), n: acc.kernels || 0 })

@@ -161,6 +161,22 @@ def test_without_a_flop_model_bars_stand_in_for_the_roofline(page, lang: str) ->
     assert page.locator(".exercise .profile .profile-previous-note").count() == 0
 
 
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_an_estimate_of_inline_ptx_tensor_code_says_what_it_counted(page, lang: str) -> None:
+    open_lesson(page, lang)
+    profile = _profile(4.0, ms=0.0571)
+    profile["estimate"]["note"] = ("inline-PTX tensor-core code: the emulator counted its fallback path, so only "
+                                   "DRAM, tensor compute, block starts and atomics bound this estimate")
+    page.evaluate(FEED, _submission(profile, None))
+    note = page.locator(".exercise .profile .profile-estimate .estimate-note").inner_text()
+    if lang == "ko":
+        assert "에뮬레이터가 대체 경로로 셉니다" in note and "fallback" not in note
+    else:
+        assert "the emulator counted its fallback path" in note
+    page.evaluate(FEED, _submission(_profile(4.0, ms=0.0571), None))  # no note: no line
+    assert page.locator(".exercise .profile .estimate-note").count() == 0
+
+
 # gemm-epilogue.fp32's reference as the emulator profiled it (kdojo judge --json): a flop
 # model and no byte model, so no intensity: GFLOP/s bars against the FP32 ceiling
 GEMM_ROOFLINE = {
