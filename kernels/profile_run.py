@@ -15,6 +15,8 @@ Staff switches: KDOJO_PROFILE=0 turns profiling off everywhere; a spec's
 
 from __future__ import annotations
 
+import concurrent.futures
+
 import logging
 import os
 from typing import Any
@@ -155,12 +157,16 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
     buffers = {b.name: make_guarded(b.name, b.role, b.dtype, shapes[b.name], b.init,
                                     inputs.get(b.name) if b.role in ("in", "inout") else None)
                for b in exercise.buffers}
-    try:
-        counts = profile_emu.count(program, launches, buffers, exercise.limits.run_s)
-    except profile_emu.ProfileUnavailable as exc:
-        log.info("profile: %s: %s", exercise.id, exc)
-        return None
-    res = resources(source, exercise, constants)
+    # ptxas's resources (NVRTC in its bounded helper process) while the counted run runs
+    # in the emulator's: two processes, in parallel on a 2-core machine.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(resources, source, exercise, constants)
+        try:
+            counts = profile_emu.count(program, launches, buffers, exercise.limits.run_s)
+        except profile_emu.ProfileUnavailable as exc:
+            log.info("profile: %s: %s", exercise.id, exc)
+            return None
+        res = pending.result()
     kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
                                  prof.metrics_from_counts(c)) for l, c in zip(launches, counts)]
     from kernels.profile_findings import findings
