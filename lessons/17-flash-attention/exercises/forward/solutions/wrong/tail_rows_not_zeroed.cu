@@ -1,6 +1,6 @@
-// BUG: no barrier after the K and V tiles are loaded: a warp multiplies rows of the
-// tile that other warps have not stored yet (on a GPU it reads what shared memory
-// held before: the previous tile's rows, or garbage).
+// BUG: the last K/V tile's rows past the end of the sequence are not zeroed. Their
+// scores are masked to -inf, so P is 0 there, but P.V still multiplies those V rows:
+// 0 * garbage is NaN when shared memory held NaN bit patterns (unwritten memory does).
 // FlashAttention forward on tensor cores (WMMA 16x16x16, FP16 in, FP32 accumulate).
 // O[bh][i] = softmax_j(Q[bh][i] . K[bh][j] / sqrt(D), keys j <= i when causal) V[bh][j]
 // A block owns BM = 128 query rows (8 warps x 16 rows) and walks the keys in
@@ -24,21 +24,20 @@ using namespace nvcuda;
 #define MAX_GROWTH 8.0f    // log2 units: P = 2^(s - m) stays <= 256 between rescales
 
 // rows [row0, row0 + nrows) of a rows_total x D matrix into shared memory with
-// leading dimension ld; rows past the end are zeros (0 * garbage could be NaN)
+// leading dimension ld
 __device__ __forceinline__ void load_rows(half* dst, int ld, const half* src, int row0, int rows_total,
                                           int nrows, int D, int tid, int nthreads, bool vec) {
     if (vec) {
         const int chunks = D / 8;
         for (int i = tid; i < nrows * chunks; i += nthreads) {
             int r = i / chunks, c = (i % chunks) * 8;
-            uint4 v = make_uint4(0u, 0u, 0u, 0u);
-            if (row0 + r < rows_total) v = *reinterpret_cast<const uint4*>(src + (size_t)(row0 + r) * D + c);
-            *reinterpret_cast<uint4*>(dst + r * ld + c) = v;
+            if (row0 + r < rows_total)  // BUG: rows past the end keep whatever shared memory held
+                *reinterpret_cast<uint4*>(dst + r * ld + c) = *reinterpret_cast<const uint4*>(src + (size_t)(row0 + r) * D + c);
         }
     } else {
         for (int i = tid; i < nrows * D; i += nthreads) {
             int r = i / D, c = i % D;
-            dst[r * ld + c] = row0 + r < rows_total ? src[(size_t)(row0 + r) * D + c] : __float2half(0.0f);
+            if (row0 + r < rows_total) dst[r * ld + c] = src[(size_t)(row0 + r) * D + c];
         }
     }
 }
@@ -84,6 +83,7 @@ __device__ __forceinline__ void flash_forward(const half* Q, const half* K, cons
         __syncthreads();  // every warp is done with the previous K and V tiles
         load_rows(Ks, LD, K, k0, S, BN, D, threadIdx.x, THREADS, vec);
         load_rows(Vs, LD, V, k0, S, BN, D, threadIdx.x, THREADS, vec);
+        __syncthreads();
         if (causal && q0 + 15 < k0) continue;  // all of this warp's rows precede the tile
 
         // S = Q K^T: K row-major in shared memory is K^T column-major
