@@ -213,7 +213,7 @@ def _entry(exercise: Exercise, case: Case, env: dict, summary: Any, peak: float)
     entry: dict[str, Any] = {
         "n": env[exercise.dims[0]], "label": case.label.split(" ")[0].split("=")[-1], "dims": dims,
         "ms": round(summary.median_ms, 6), "mean_ms": round(summary.mean_ms, 6),
-        "ms_err": round(summary.err_ms, 6), "best_ms": round(summary.best_ms, 6),
+        "ms_err": round(summary.median_err_ms, 6), "best_ms": round(summary.best_ms, 6),
         "reps": summary.reps, "gbps": None, "pct_of_peak": None}
     seconds = summary.median_ms * 1e-3
     if bench.bytes is not None:

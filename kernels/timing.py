@@ -3,7 +3,7 @@
 Each timed call is: reset (outputs to their initial values) → L2 flush
 (write 2× the L2 size) → start event → the work → end event. After a warm-up
 call the calls run in batches; we stop once the relative standard error of
-the mean is below `target_rse` (0.5%) with at least `min_reps` samples, or
+the median (kernels/stats.py) is below `target_rse` (0.5%) with at least `min_reps` samples, or
 when the time cap is spent. One synchronisation per batch, as triton's
 do_bench does, so the host never sits between the events.
 """

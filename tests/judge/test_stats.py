@@ -12,7 +12,18 @@ def test_summary_of_known_samples():
     assert s.best_ms == 1.0
     assert s.reps == 4
     assert s.err_ms == pytest.approx(math.sqrt((1.5**2 * 2 + 0.5**2 * 2) / 3 / 4))
-    assert s.rse == pytest.approx(s.err_ms / 2.5)
+    # the median's error: |x - 2.5| = 1.5, 0.5, 0.5, 1.5 -> MAD 1.0
+    assert s.median_err_ms == pytest.approx(math.sqrt(math.pi / 2) * 1.4826 * 1.0 / 2)
+    assert s.rse == pytest.approx(s.median_err_ms / 2.5)
+
+
+def test_one_stalled_sample_does_not_swamp_the_medians_error():
+    # 39 samples near 11 us and one 40x stall: the mean's error is a third of the mean,
+    # the median's stays near the spread of the others
+    times = [0.011 + 0.0001 * (i % 3) for i in range(39)] + [0.44]
+    s = summarize(times)
+    assert s.err_ms / s.mean_ms > 0.3
+    assert s.rse < 0.01
 
 
 def test_single_sample_has_infinite_error():
