@@ -80,13 +80,18 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
     emit({"stage": "_bench_start"})
     from kernels.bench_run import run_benchmark  # imports cupy: only on timing backends
 
-    benchmark, problem = run_benchmark(exercise, backend, program, compiled.constants, seed, emit,
-                                       **(bench_options or {}))
-    timings["bench_s"] = time.perf_counter() - bench_started
-    if problem:
-        return finish("wrong_answer", Message(problem, "bench_wrong", case="", detail=problem),
-                      tests, diags, None)
-    profile = _profile(exercise, source, backend, program, compiled, seed, emit, benchmark)
+    pending = _start_profile(exercise, source, backend, compiled, seed)  # ncu starts while we time
+    try:
+        benchmark, problem = run_benchmark(exercise, backend, program, compiled.constants, seed, emit,
+                                           **(bench_options or {}))
+        timings["bench_s"] = time.perf_counter() - bench_started
+        if problem:
+            return finish("wrong_answer", Message(problem, "bench_wrong", case="", detail=problem),
+                          tests, diags, None)
+        profile = _profile(exercise, source, backend, program, compiled, seed, emit, benchmark, pending)
+    finally:
+        if pending is not None:
+            pending.cancel()
     return finish("accepted", outcome.message, tests, diags, benchmark, profile)
 
 
@@ -103,8 +108,24 @@ def _finisher(exercise: Exercise, backend: Backend, compiled: CompileResult, sta
     return finish
 
 
+def _start_profile(exercise: Exercise, source: str, backend: Backend, compiled: CompileResult,
+                   seed: int) -> Any:
+    """On a GPU with ncu, the profiler's child started ahead of the benchmark (it waits there,
+    off the GPU, until released), or None."""
+    from kernels import profile_run
+
+    if backend.name != "cuda" or not profile_run.enabled(exercise, backend.name):
+        return None
+    try:
+        return profile_run.start_gpu_profile(exercise, source, backend, compiled.constants, seed)
+    except Exception:  # noqa: BLE001 — no early start: the profile step starts its own child
+        logging.getLogger(__name__).exception("early profile start for %s failed", exercise.id)
+        return None
+
+
 def _profile(exercise: Exercise, source: str, backend: Backend, program: Any, compiled: CompileResult,
-             seed: int, emit: Emit, benchmark: dict[str, Any] | None = None) -> dict[str, Any] | None:
+             seed: int, emit: Emit, benchmark: dict[str, Any] | None = None,
+             pending: Any = None) -> dict[str, Any] | None:
     """The profiler's view of an accepted attempt (#16); it never changes the verdict."""
     from kernels import profile_run
 
@@ -114,7 +135,8 @@ def _profile(exercise: Exercise, source: str, backend: Backend, program: Any, co
     emit({"stage": "profiling"})
     try:
         return profile_run.profile_attempt(exercise, source, backend, program, compiled.constants, seed,
-                                           benchmark)  # the GPU's roofline point: the benchmark's time
+                                           benchmark,  # the GPU's roofline point: the benchmark's time
+                                           pending)
     except Exception:  # noqa: BLE001 — our bug must not cost a learner the verdict they earned
         logging.getLogger(__name__).exception("profile of %s failed", exercise.id)
         return None

@@ -7,6 +7,13 @@ CSV. The child compiles the source for this GPU and runs one test case through
 the judge's own `run_case` (so it also checks the outputs once more). The whole
 thing has a wall-clock budget (PROFILE_BUDGET_S); past it there is no profile.
 
+ncu's own start (~2.5 s on an H100) and the child's imports and NVRTC compile
+need no GPU, so the judge starts the child (`start_profile`) when the verdict is
+known, before the benchmark: the child gets ready and waits for a file in its folder, and
+only after the benchmark is it released to create its CUDA context and run
+(`PendingProfile.finish`). What the learner waits for after the benchmark is
+then the profiling itself.
+
 What ncu measures replaces the emulator's counts; resources still come from
 ptxas (kernels.profile_run.resources). Atomics per address are not measured
 by ncu: null.
@@ -22,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -126,29 +134,82 @@ def _dims(text: str) -> list[int]:
     return parts + [1] * (3 - len(parts)) if len(parts) <= 3 else [0, 0, 0]
 
 
+# The parent releases a waiting child by creating this file in their folder (not through
+# stdin: ncu stands between the two processes). A child never released gives up after
+# _WAIT_LIMIT_S, so an orphan cannot linger.
+_RELEASE_FILE = "release"
+_WAIT_LIMIT_S = 120.0
+
+
+class PendingProfile:
+    """An ncu child started ahead of time, waiting to be released (or cancelled)."""
+
+    def __init__(self, exercise: Any, case_index: int, proc: subprocess.Popen, tmp: tempfile.TemporaryDirectory,
+                 started: float) -> None:
+        self.exercise, self.case_index, self.proc, self._tmp = exercise, case_index, proc, tmp
+        self.started = started  # time.monotonic() at the start; the budget counts from the release
+
+    def finish(self, resources: dict[str, dict[str, int]], budget_s: float = PROFILE_BUDGET_S,
+               measured: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """Release the child and wait at most `budget_s` for ncu: the profile, or None."""
+        try:
+            Path(self._tmp.name, _RELEASE_FILE).touch()
+            try:
+                out, _ = self.proc.communicate(timeout=budget_s)
+            except subprocess.TimeoutExpired:
+                return None
+            launches = parse_csv(out.decode("utf-8", errors="replace"))
+            if self.proc.returncode != 0 or not launches:
+                return None
+            return _profile_doc(self.exercise, self.case_index, launches, resources, measured)
+        finally:
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Stop the child (and ncu) if still running, and remove its files. Idempotent."""
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
+        if self.proc.stdout is not None and not self.proc.stdout.closed:
+            self.proc.stdout.close()
+        self._tmp.cleanup()
+
+
+def start_profile(exercise: Any, source: str, case_index: int, seed: int, lessons_dir: Path,
+                  arch: str | None = None) -> PendingProfile | None:
+    """Start ncu and the child, which compiles for `arch` (no GPU needed) and then waits for
+    its release (PendingProfile.finish) before touching the GPU. None where there is no ncu."""
+    ncu = ncu_path()
+    if ncu is None:
+        return None
+    tmp = tempfile.TemporaryDirectory(prefix="kdojo-ncu-")
+    src = Path(tmp.name, "submission.cu")
+    src.write_text(source)
+    child = [sys.executable, "-m", "kernels.profile_gpu", "child", json.dumps(
+        {"lessons": str(lessons_dir), "exercise": exercise.id, "source": str(src), "case": case_index,
+         "seed": seed, "arch": arch, "wait": True})]
+    proc = subprocess.Popen(ncu_command(ncu, [k.name for k in exercise.kernels], child), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
+                            cwd=Path(__file__).resolve().parent.parent)
+    return PendingProfile(exercise, case_index, proc, tmp, time.monotonic())
+
+
 def profile_on_gpu(exercise: Any, source: str, case_index: int, seed: int, lessons_dir: Path,
                    resources: dict[str, dict[str, int]], budget_s: float = PROFILE_BUDGET_S,
                    measured: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """The `profile` object measured by ncu, or None (no ncu, past the budget, no counters).
     `measured`, if given, gets "dram_bytes": ncu's DRAM bytes read + written by all the
-    profiled launches (for the roofline, kernels.profile_run.gpu_roofline)."""
-    ncu = ncu_path()
-    if ncu is None:
-        return None
-    with tempfile.TemporaryDirectory(prefix="kdojo-ncu-") as tmp:
-        src = Path(tmp, "submission.cu")
-        src.write_text(source)
-        child = [sys.executable, "-m", "kernels.profile_gpu", "child", json.dumps(
-            {"lessons": str(lessons_dir), "exercise": exercise.id, "source": str(src), "case": case_index,
-             "seed": seed})]
-        try:
-            done = subprocess.run(ncu_command(ncu, [k.name for k in exercise.kernels], child), capture_output=True,
-                                  text=True, timeout=budget_s, cwd=Path(__file__).resolve().parent.parent)
-        except subprocess.TimeoutExpired:
-            return None
-    launches = parse_csv(done.stdout)
-    if done.returncode != 0 or not launches:
-        return None
+    profiled launches (for the roofline, kernels.profile_run.gpu_roofline). Started and
+    released at once; the judge starts it earlier (start_profile)."""
+    pending = start_profile(exercise, source, case_index, seed, lessons_dir)
+    return None if pending is None else pending.finish(resources, budget_s, measured)
+
+
+def _profile_doc(exercise: Any, case_index: int, launches: list[dict[str, Any]],
+                 resources: dict[str, dict[str, int]], measured: dict[str, Any] | None) -> dict[str, Any]:
     kernels = []
     dram = [(l["metrics"].get("dram__bytes_read.sum"), l["metrics"].get("dram__bytes_write.sum")) for l in launches]
     for launch in launches:
@@ -175,8 +236,12 @@ def _child(job: dict[str, Any]) -> int:
 
     exercise = find_exercise(job["exercise"], job["lessons"])
     source = Path(job["source"]).read_text()
+    if job.get("arch"):  # compile before the release: NVRTC needs no GPU
+        compile_submission(source, exercise, job["arch"])
+    if job.get("wait") and not _released(Path(job["source"]).parent / _RELEASE_FILE):
+        return 4  # never released: the parent gave up on the profile
     backend = CudaBackend()
-    compiled = compile_submission(source, exercise, backend.arch)
+    compiled = compile_submission(source, exercise, backend.arch)  # memoised when the arch was given
     if not compiled.ok:
         return 2
     program = backend.build(exercise, source, compiled.constants)
@@ -184,6 +249,15 @@ def _child(job: dict[str, Any]) -> int:
     test, fault, _ = run_case(exercise, backend, program, compiled.constants, case,
                               np.random.default_rng([job["seed"], job["case"]]))
     return 0 if fault is None and test.status == "pass" else 3
+
+
+def _released(flag: Path) -> bool:
+    deadline = time.monotonic() + _WAIT_LIMIT_S
+    while not flag.exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
 
 
 if __name__ == "__main__":

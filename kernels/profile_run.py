@@ -53,21 +53,39 @@ def enabled(exercise: Exercise, backend_name: str) -> bool:
     return backend_name == "emu"
 
 
+def _gpu_case(exercise: Exercise, constants: dict[str, int]) -> int:
+    """On a GPU: the largest test case (ncu's replays keep it to a few launches)."""
+    return max(range(len(exercise.tests)), key=lambda i: _threads(exercise, constants, i))
+
+
+def start_gpu_profile(exercise: Exercise, source: str, backend: Any, constants: dict[str, int],
+                      seed: int) -> Any:
+    """Start the ncu child before the benchmark (kernels.profile_gpu.start_profile), or None.
+    The caller hands it to profile_attempt, or cancels it."""
+    from kernels.profile_gpu import start_profile
+
+    arch = getattr(backend, "arch", None) or REFERENCE_ARCH
+    return start_profile(exercise, source, _gpu_case(exercise, constants), seed, exercise.lesson_dir.parent, arch)
+
+
 def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
                     constants: dict[str, int], seed: int,
-                    benchmark: dict[str, Any] | None = None) -> dict[str, Any] | None:
+                    benchmark: dict[str, Any] | None = None, pending: Any = None) -> dict[str, Any] | None:
     """The profile for an accepted attempt on either backend, or None. `benchmark` (the
-    judge run's benchmark section, GPU only) gives the roofline's measured points."""
+    judge run's benchmark section, GPU only) gives the roofline's measured points;
+    `pending`, an ncu child started earlier (start_gpu_profile), is released and used."""
     if backend.name == "emu":
         return profile_emulated(exercise, source, backend, program, constants, seed)
     from kernels.profile_gpu import profile_on_gpu
 
-    # on a GPU: the largest test case (ncu's replays keep it to a few launches)
-    index = max(range(len(exercise.tests)), key=lambda i: _threads(exercise, constants, i))
+    index = pending.case_index if pending is not None else _gpu_case(exercise, constants)
     arch = getattr(backend, "arch", None) or REFERENCE_ARCH
     measured: dict[str, Any] = {}
-    doc = profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent,
-                         resources(source, exercise, constants, arch), measured=measured)
+    res = resources(source, exercise, constants, arch)
+    if pending is not None:
+        doc = pending.finish(res, measured=measured)
+    else:
+        doc = profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent, res, measured=measured)
     if doc is not None:
         try:
             roof = gpu_roofline(exercise, constants, exercise.tests[index], measured.get("dram_bytes"), benchmark)

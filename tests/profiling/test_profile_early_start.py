@@ -1,0 +1,92 @@
+"""The ncu child starts before the benchmark and waits, off the GPU, until released (#16).
+
+`ncu` is outside our code, so these tests put a stand-in on $KDOJO_NCU: a script that
+records when it saw the release file appear in the child's folder and then prints the
+CSV a real ncu printed on an H100 (tests/profiling/data/ncu_block_sum.csv). What runs
+is ours: start_profile, PendingProfile.finish / cancel, the CSV parsing."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kernels import profile as prof
+from kernels.catalog import find_exercise
+from kernels.profile_gpu import start_profile
+
+CSV = Path(__file__).parent / "data" / "ncu_block_sum.csv"
+
+FAKE_NCU = f"""#!{sys.executable}
+import json, pathlib, sys, time
+job = json.loads(sys.argv[-1])
+folder = pathlib.Path(job["source"]).parent
+(folder / "started").write_text(str(time.monotonic()))
+while not (folder / "release").exists():
+    time.sleep(0.005)
+(folder / "released_seen").write_text(str(time.monotonic()))
+sys.stdout.write(pathlib.Path({str(CSV)!r}).read_text())
+"""
+
+
+@pytest.fixture
+def fake_ncu(tmp_path, monkeypatch):
+    path = tmp_path / "ncu"
+    path.write_text(FAKE_NCU)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("KDOJO_NCU", str(path))
+    return path
+
+
+def _wait_for(path: Path, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.01)
+
+
+def test_the_child_waits_for_its_release_then_the_profile_is_read(fake_ncu):
+    exercise = find_exercise("reduction.block_sum")
+    pending = start_profile(exercise, "// source\n", len(exercise.tests) - 1, 1, exercise.lesson_dir.parent)
+    folder = Path(pending._tmp.name)
+    job = json.loads(pending.proc.args[-1])
+    assert job["wait"] is True and Path(job["source"]).read_text() == "// source\n"
+    _wait_for(folder / "started")
+    time.sleep(0.2)
+    assert pending.proc.poll() is None and not (folder / "released_seen").exists()  # still waiting
+    profile = pending.finish({"block_sum": {"registers_per_thread": 16, "static_shared_bytes": 128,
+                                            "stack_frame_bytes": 0, "spill_bytes": 0}}, budget_s=10)
+    assert profile is not None and prof.validate(profile) == []
+    assert profile["source"] == "ncu" and profile["kernels"][0]["name"] == "block_sum"
+    assert not folder.exists()  # its files are gone
+
+
+def test_a_cancelled_child_is_stopped_and_leaves_nothing(fake_ncu):
+    exercise = find_exercise("reduction.block_sum")
+    pending = start_profile(exercise, "// source\n", 0, 1, exercise.lesson_dir.parent)
+    folder = Path(pending._tmp.name)
+    _wait_for(folder / "started")
+    pending.cancel()
+    assert pending.proc.returncode is not None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pending.proc.pid, 0)
+    assert not folder.exists()
+    pending.cancel()  # idempotent
+
+
+def test_past_its_budget_there_is_no_profile_and_nothing_left_running(tmp_path, monkeypatch):
+    slow = tmp_path / "ncu"
+    slow.write_text(f"#!{sys.executable}\nimport time\ntime.sleep(60)\n")
+    slow.chmod(slow.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("KDOJO_NCU", str(slow))
+    exercise = find_exercise("reduction.block_sum")
+    pending = start_profile(exercise, "// source\n", 0, 1, exercise.lesson_dir.parent)
+    started = time.monotonic()
+    assert pending.finish({}, budget_s=0.5) is None
+    assert time.monotonic() - started < 5
+    assert pending.proc.returncode is not None
