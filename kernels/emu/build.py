@@ -102,7 +102,10 @@ def _runtime_key() -> str:
             h.update(path.name.encode())
             h.update(path.read_bytes())
     h.update(repr((_COMMON, _RUNTIME_FLAGS, _LINK)).encode())
-    version = subprocess.run([gxx() or "g++", "--version"], capture_output=True, text=True).stdout
+    try:
+        version = subprocess.run([gxx() or "g++", "--version"], capture_output=True, text=True).stdout
+    except OSError as exc:
+        raise ToolchainError(f"g++ does not run: {exc}") from None
     h.update(version.encode())
     return h.hexdigest()[:16]
 
@@ -194,6 +197,13 @@ def compile_programs(tu_text: str, timeout_s: float,
             elif not failed:
                 raise ToolchainError(f"g++ left no preprocessed file for the {v} program")
         if failed:
+            if _TOOLCHAIN_FAULT.search(log):
+                # Text a learner cannot choose names a tool or library of ours as missing. The
+                # learner's own text (#error, #pragma message) could say the same, so a probe
+                # that no source reaches decides: if it cannot build either, the fault is ours.
+                broken = _toolchain_fault_of_our_own(timeout_s)
+                if broken:
+                    raise ToolchainError(f"the emulator's toolchain is broken on this machine: {broken}")
             return None, parse_messages(log), log
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
@@ -241,6 +251,39 @@ _LOG_CHARS = 64 * 1024
 # diagnostic about the learner's source starts with the file's name, a quoted line with spaces)
 _OUT_OF_TASKS = re.compile(r"^(?:(?:g\+\+|collect2|/bin/sh|sh)(?:: \d+)?: .*fork.*Resource temporarily unavailable"
                            r"|/bin/sh: \d+: Cannot fork)", re.M)
+# What g++, collect2 and ld say when a tool or library of ours is missing (the static
+# libboost_context.a, cc1plus, ld). Only a hint: _toolchain_fault_of_our_own decides.
+_TOOLCHAIN_FAULT = re.compile(r"cannot find -l\S+|collect2: fatal error: cannot find '?\S+"
+                              r"|fatal error: cannot execute '?\S+|error while loading shared libraries: \S+"
+                              r"|bwrap: execvp \S+")
+_PROBE_SOURCE = "int main() { return 0; }\n"
+
+
+def _toolchain_fault_of_our_own(timeout_s: float) -> str:
+    """Build a fixed program with the learner's program's compile and link options, in the
+    same jail: '' if it builds, else the first line of what went wrong."""
+    work = jail.work_dir("kdojo-emu-probe-")
+    try:
+        (work / "probe.cpp").write_text(_PROBE_SOURCE)
+        argv = [gxx() or "g++", *_COMMON, "probe.cpp", *_LINK, "-lboost_context", "-o", "probe"]
+        launch = jail.compile_launch(argv, work, [], max(1, math.ceil(timeout_s)), jail.compile_memory_bytes())
+        proc = jail.spawn(launch, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
+                          start_new_session=True)
+        try:
+            out, _ = proc.communicate(timeout=max(1.0, timeout_s))
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            return "the compiler did not build a one-line program in time"
+        if proc.returncode == 0:
+            return ""
+        text = out.decode("utf-8", errors="replace")
+        hint = _TOOLCHAIN_FAULT.search(text)
+        return hint.group(0) if hint else (text.strip().splitlines() or ["g++ failed"])[0][:300]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 _OUT_OF_MEMORY = ("out of memory", "virtual memory exhausted", "Cannot allocate memory", "std::bad_alloc",
                   "memory exhausted")
 
