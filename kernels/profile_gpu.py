@@ -136,7 +136,7 @@ def _dims(text: str) -> list[int]:
 
 # The parent releases a waiting child by creating this file in their folder (not through
 # stdin: ncu stands between the two processes). A child never released gives up after
-# _WAIT_LIMIT_S, so an orphan cannot linger.
+# _WAIT_LIMIT_S, or as soon as the job process that started it is gone, so no orphan lingers.
 _RELEASE_FILE = "release"
 _WAIT_LIMIT_S = 120.0
 
@@ -190,7 +190,7 @@ def start_profile(exercise: Any, source: str, case_index: int, seed: int, lesson
     src.write_text(source)
     child = [sys.executable, "-m", "kernels.profile_gpu", "child", json.dumps(
         {"lessons": str(lessons_dir), "exercise": exercise.id, "source": str(src), "case": case_index,
-         "seed": seed, "arch": arch, "wait": True})]
+         "seed": seed, "arch": arch, "wait": True, "parent": os.getpid()})]
     proc = subprocess.Popen(ncu_command(ncu, [k.name for k in exercise.kernels], child), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
                             cwd=Path(__file__).resolve().parent.parent)
@@ -238,7 +238,7 @@ def _child(job: dict[str, Any]) -> int:
     source = Path(job["source"]).read_text()
     if job.get("arch"):  # compile before the release: NVRTC needs no GPU
         compile_submission(source, exercise, job["arch"])
-    if job.get("wait") and not _released(Path(job["source"]).parent / _RELEASE_FILE):
+    if job.get("wait") and not _released(Path(job["source"]).parent / _RELEASE_FILE, job.get("parent")):
         return 4  # never released: the parent gave up on the profile
     backend = CudaBackend()
     compiled = compile_submission(source, exercise, backend.arch)  # memoised when the arch was given
@@ -251,12 +251,24 @@ def _child(job: dict[str, Any]) -> int:
     return 0 if fault is None and test.status == "pass" else 3
 
 
-def _released(flag: Path) -> bool:
+def _released(flag: Path, parent: int | None) -> bool:
+    """Wait for the release file; False past _WAIT_LIMIT_S or once the judge's job process
+    that started us is gone (killed mid-benchmark: nobody will release us)."""
     deadline = time.monotonic() + _WAIT_LIMIT_S
     while not flag.exists():
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or (parent and not _alive(parent)):
             return False
         time.sleep(0.005)
+    return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
     return True
 
 

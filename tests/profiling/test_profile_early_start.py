@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -90,3 +91,20 @@ def test_past_its_budget_there_is_no_profile_and_nothing_left_running(tmp_path, 
     assert pending.finish({}, budget_s=0.5) is None
     assert time.monotonic() - started < 5
     assert pending.proc.returncode is not None
+
+
+def test_a_waiting_child_ends_when_the_job_that_started_it_is_gone(tmp_path):
+    # the judge's job process killed mid-benchmark: nobody will release the child
+    exercise = find_exercise("reduction.block_sum")
+    src = tmp_path / "submission.cu"
+    src.write_text(exercise.reference_cu_path.read_text())
+    job_process = subprocess.Popen(["sleep", "60"])
+    job = {"lessons": str(exercise.lesson_dir.parent), "exercise": exercise.id, "source": str(src), "case": 0,
+           "seed": 1, "arch": "sm_90", "wait": True, "parent": job_process.pid}
+    child = subprocess.Popen([sys.executable, "-m", "kernels.profile_gpu", "child", json.dumps(job)],
+                             cwd=Path(__file__).resolve().parents[2])
+    time.sleep(1.0)
+    assert child.poll() is None  # compiled, now waiting
+    job_process.kill()
+    job_process.wait()
+    assert child.wait(timeout=15) == 4  # gave up, before touching the GPU
