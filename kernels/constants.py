@@ -1,9 +1,11 @@
 """Learner-chosen compile-time constants (e.g. BLOCK_SIZE) read from the source.
 
 `#define BLOCK_SIZE 128` or `constexpr int BLOCK_SIZE = 128;` (also `static
-constexpr`, `const int`, unsigned) sets a constant; when the source does not
-define it, the spec's default is passed as `-DBLOCK_SIZE=…`. A value outside
-the spec's choices is a compile error at the learner's line.
+constexpr`, `const int`, `unsigned`, `uint32_t`, `auto`, `{128}`, and one of
+several declarators: `constexpr int BM = 64, BN = 64;`) sets a constant; when
+the source does not define it, the spec's default is passed as
+`-DBLOCK_SIZE=…`. A value outside the spec's choices is a compile error at the
+learner's line.
 """
 
 from __future__ import annotations
@@ -14,11 +16,18 @@ from kernels.backend import Diagnostic
 from kernels.spec import Exercise
 
 
+# The integer types a learner declares a size with, and the specifiers around them.
+_TYPE = (r"(?:unsigned\s+(?:int|long(?:\s+long)?|short)|unsigned|(?:long\s+)?long|int|short|size_t|uint|"
+         r"u?int(?:8|16|32|64)_t|auto)")
+_SPECIFIERS = r"(?:(?:static|inline|__device__|__host__|__constant__)\s+)*"
+_EARLIER_DECLARATOR = r"(?:\w+\s*(?:=\s*[^,;{}]+|\{[^,;{}]*\})\s*,\s*)*"
+
+
 def _patterns(name: str) -> list[re.Pattern[str]]:
     return [
         re.compile(rf"^\s*#\s*define\s+{name}\s+\(?\s*([0-9]+)[uU]?\s*\)?\s*(?://.*)?$"),
-        re.compile(rf"^\s*(?:static\s+)?(?:constexpr|const)\s+(?:unsigned\s+)?(?:int|unsigned|size_t)\s+"
-                   rf"{name}\s*=\s*([0-9]+)[uU]?\s*;"),
+        re.compile(rf"^\s*{_SPECIFIERS}(?:constexpr|const)\s+{_SPECIFIERS}{_TYPE}\s+{_EARLIER_DECLARATOR}"
+                   rf"{name}\s*(?:=\s*([0-9]+)[uUlL]*|\{{\s*([0-9]+)[uUlL]*\s*\}})\s*[,;]"),
     ]
 
 
@@ -45,7 +54,7 @@ def read_constants(source: str, exercise: Exercise) -> tuple[dict[str, int], set
                         f"{constant.name} must be a plain integer literal "
                         f"(one of {', '.join(map(str, constant.choices))})"))
                 continue
-            value = int(found.group(1))
+            value = int(next(group for group in found.groups() if group))
             defined.add(constant.name)
             values[constant.name] = value
             if value not in constant.choices:

@@ -78,3 +78,20 @@ def test_a_constant_sets_the_dynamic_shared_memory_of_a_launch():
     assert sizes == {"starter.cu": 0, "reference.cu": 0, "solutions/correct/hopper_wgmma.cu": 196608}
     _, _, diagnostics = read_constants("#define SMEM_BYTES 50000\n", exercise)
     assert [d.line for d in diagnostics] == [1] and "SMEM_BYTES = 50000 is not allowed" in diagnostics[0].message
+
+
+def test_constants_are_read_from_the_declarations_learners_write():
+    """siboehm-style `constexpr int BM = 64, BN = 64;`, `uint32_t`, `auto`, braces (#12)."""
+    from kernels.constants import read_constants
+
+    exercise = EXERCISES["gemm-epilogue.fp32"]
+    for source, want in [
+        ("namespace cfg {\nconstexpr int BM = 64, BN = 32, BK = 16;\n}\n", {"BM": 64, "BN": 32}),
+        ("static constexpr uint32_t BM = 16;\nconstexpr auto BN{256};\n", {"BM": 16, "BN": 256}),
+        ("__device__ constexpr unsigned int THREADS = 512u;\n", {"THREADS": 512}),
+    ]:
+        values, defined, diagnostics = read_constants(source, exercise)
+        assert diagnostics == [] and {name: values[name] for name in want} == want, source
+        assert set(want) <= defined
+    _, _, diagnostics = read_constants("constexpr int BK = 8, BM = 2 * 32;\n", exercise)
+    assert [d.line for d in diagnostics] == [1] and "BM must be a plain integer literal" in diagnostics[0].message
