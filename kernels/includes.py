@@ -20,6 +20,7 @@ from dataclasses import dataclass
 C_HEADERS = frozenset({
     "cstdint", "stdint.h", "cfloat", "float.h", "climits", "limits.h", "cmath", "math.h",
     "cstddef", "stddef.h", "cstdio", "stdio.h",  # printf is built in on both backends
+    "cassert", "assert.h",  # so is assert()
 })
 CUDA_HEADERS = frozenset({
     "cuda_fp16.h", "cuda_bf16.h", "cooperative_groups.h", "mma.h",
@@ -28,7 +29,7 @@ CUDA_HEADERS = frozenset({
 })
 CUDA_STD_HEADERS = frozenset(f"cuda/std/{name}" for name in (
     "cstdint", "climits", "cfloat", "cstddef", "limits", "type_traits", "utility", "cmath",
-    "functional", "array",
+    "functional", "array", "cassert",
 ))
 CUB_HEADERS = frozenset({
     "cub/cub.cuh", "cub/block/block_reduce.cuh", "cub/block/block_scan.cuh",

@@ -32,7 +32,14 @@
 
 // <cuda/std/…>: libcu++ is the C++ standard library's names for device code;
 // on the CPU those are the standard library's own.
-namespace cuda { namespace std { using namespace ::std; } }
+namespace cuda { namespace std {
+using namespace ::std;
+// libcu++ has these in every header that needs them (<cuda/std/functional> …);
+// declared here, they are found before the using-directive's (<algorithm> is not included).
+template <class T> constexpr const T& min(const T& a, const T& b) { return b < a ? b : a; }
+template <class T> constexpr const T& max(const T& a, const T& b) { return a < b ? b : a; }
+template <class T> constexpr const T& clamp(const T& v, const T& lo, const T& hi) { return v < lo ? lo : hi < v ? hi : v; }
+} }
 
 #include "kdojo_types.h"
 
