@@ -26,8 +26,12 @@ from tests.emu.harness import roomy
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((Path(__file__).parent / "kernels").glob("*.cu"))
-EXERCISES = {"block_sum": "reduction.block_sum", "saxpy": "elementwise.saxpy",
-             "softmax": "row-reductions.softmax", "layernorm": "row-reductions.layernorm"}
+# kernel name → exercise: every exercise of lessons 01-05
+EXERCISES = {"block_sum": "reduction.block_sum", "full_sum": "reduction.full_sum", "saxpy": "elementwise.saxpy",
+             "basic_broadcast": "broadcast.basic", "conditional_broadcast": "broadcast.conditional",
+             "broadcast_shuffle_coordination": "broadcast.shuffle",
+             "softmax": "row-reductions.softmax", "layernorm": "row-reductions.layernorm",
+             "gemm_bias_act": "gemm-epilogue.fp32", "gemm_bias_act_wmma": "gemm-epilogue.wmma_fp16"}
 _EXPECT = re.compile(r"^// expect: (\w+) — (gpu-only: )?")
 
 
@@ -44,7 +48,7 @@ def emulator_gap(path: Path) -> str | None:
 
 # Only the lessons the corpus uses: a lesson being written elsewhere in the tree
 # cannot break these tests.
-LESSONS_USED = ("01-elementwise", "02-reduction", "04-row-reductions")
+LESSONS_USED = ("01-elementwise", "02-reduction", "03-warp-broadcast", "04-row-reductions", "05-gemm-epilogue")
 
 
 @functools.lru_cache(maxsize=1)
@@ -56,8 +60,9 @@ def lessons_dir() -> Path:
 
 
 def exercise_of(path: Path):
+    # the extern "C" entry point: `__launch_bounds__(…)` may stand before or after `void`
     kernel = next(k for k in EXERCISES
-                  if re.search(rf"__global__\s+void\s+(?:__launch_bounds__\(\d+\)\s+)?{k}\s*\(", path.read_text()))
+                  if re.search(rf'extern\s+"C"\s+__global__\b(?:[^;{{(]|\([^)]*\))*?\b{k}\s*\(', path.read_text()))
     return load_exercises(lessons_dir())[EXERCISES[kernel]]
 
 

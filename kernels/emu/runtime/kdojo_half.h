@@ -72,6 +72,11 @@ inline float bf16_bits_to_float(unsigned short b) {
         T(float f) : __x(::kdojo::TO(f)) {}                                                    \
         T(double d) : __x(::kdojo::TO(static_cast<float>(d))) {}                               \
         T(int i) : __x(::kdojo::TO(static_cast<float>(i))) {}                                  \
+        T(unsigned i) : __x(::kdojo::TO(static_cast<float>(i))) {}                             \
+        T(short i) : __x(::kdojo::TO(static_cast<float>(i))) {}                                \
+        T(unsigned short i) : __x(::kdojo::TO(static_cast<float>(i))) {}                       \
+        T(long long i) : __x(::kdojo::TO(static_cast<float>(i))) {}                            \
+        T(unsigned long long i) : __x(::kdojo::TO(static_cast<float>(i))) {}                   \
         operator float() const { return ::kdojo::FROM(__x); }                                 \
         T& operator+=(T o) { *this = T(float(*this) + float(o)); return *this; }               \
         T& operator-=(T o) { *this = T(float(*this) - float(o)); return *this; }               \
@@ -98,6 +103,8 @@ typedef __half half;
 typedef __nv_bfloat16 nv_bfloat16;
 struct alignas(4) __half2 { __half x, y; };
 struct alignas(4) __nv_bfloat162 { __nv_bfloat16 x, y; };
+typedef __half2 half2;
+typedef __nv_bfloat162 nv_bfloat162;
 
 inline __half __float2half(float f) { return __half(f); }
 inline __half __float2half_rn(float f) { return __half(f); }
@@ -164,3 +171,91 @@ KDOJO_UNCHECKED __nv_bfloat16 atomicAdd(__nv_bfloat16* p, __nv_bfloat16 v, int k
     ::kdojo::note_atomic(p, sizeof(__nv_bfloat16), kdojo_line);
     return ::kdojo::atomic_rmw(p, [v](__nv_bfloat16 old) -> __nv_bfloat16 { return old + v; });
 }
+
+// The pair types' operators and the rest of the everyday cuda_fp16.h / cuda_bf16.h
+// surface (#12): lane-wise, each lane rounded as its scalar operation is.
+#define KDOJO_PAIR_OPS(P, S)                                                                   \
+    inline P operator+(P a, P b) { return P{a.x + b.x, a.y + b.y}; }                           \
+    inline P operator-(P a, P b) { return P{a.x - b.x, a.y - b.y}; }                           \
+    inline P operator*(P a, P b) { return P{a.x * b.x, a.y * b.y}; }                           \
+    inline P operator/(P a, P b) { return P{a.x / b.x, a.y / b.y}; }                           \
+    inline P operator-(P a) { return P{-a.x, -a.y}; }                                          \
+    inline P& operator+=(P& a, P b) { return a = a + b; }                                      \
+    inline P& operator-=(P& a, P b) { return a = a - b; }                                      \
+    inline P& operator*=(P& a, P b) { return a = a * b; }                                      \
+    inline P& operator/=(P& a, P b) { return a = a / b; }                                      \
+    inline bool operator==(P a, P b) { return a.x == b.x && a.y == b.y; }                      \
+    inline bool operator!=(P a, P b) { return a.x != b.x && a.y != b.y; }                      \
+    inline P __hneg2(P a) { return -a; }                                                       \
+    inline P __h2div(P a, P b) { return a / b; }                                               \
+    inline P __habs2(P a) { return P{__habs(a.x), __habs(a.y)}; }                              \
+    inline P __hmax2(P a, P b) { return P{__hmax(a.x, b.x), __hmax(a.y, b.y)}; }               \
+    inline P __hmin2(P a, P b) { return P{__hmin(a.x, b.x), __hmin(a.y, b.y)}; }               \
+    inline P h2exp(P a) { return P{S(expf(float(a.x))), S(expf(float(a.y)))}; }                \
+    inline P h2sqrt(P a) { return P{S(sqrtf(float(a.x))), S(sqrtf(float(a.y)))}; }             \
+    inline P h2rsqrt(P a) { return P{S(1.0f / sqrtf(float(a.x))), S(1.0f / sqrtf(float(a.y)))}; } \
+    inline P __lowhigh2highlow(P a) { return P{a.y, a.x}; }                                    \
+    inline S hrsqrt(S a) { return S(1.0f / sqrtf(float(a))); }                                 \
+    inline S hrcp(S a) { return S(1.0f / float(a)); }                                          \
+    inline S hlog(S a) { return S(logf(float(a))); }                                           \
+    inline S hexp2(S a) { return S(exp2f(float(a))); }                                         \
+    inline S hlog2(S a) { return S(log2f(float(a))); }                                         \
+    inline S hfloor(S a) { return S(floorf(float(a))); }                                       \
+    inline S hceil(S a) { return S(ceilf(float(a))); }                                         \
+    inline bool __hge(S a, S b) { return a >= b; }                                             \
+    inline bool __hle(S a, S b) { return a <= b; }                                             \
+    inline bool __hne(S a, S b) { return a != b; }                                             \
+    inline bool __hisnan(S a) { return float(a) != float(a); }                                 \
+    inline int __hisinf(S a) { float f = float(a); return f == INFINITY ? 1 : f == -INFINITY ? -1 : 0; }
+KDOJO_PAIR_OPS(__half2, __half)
+KDOJO_PAIR_OPS(__nv_bfloat162, __nv_bfloat16)
+#undef KDOJO_PAIR_OPS
+
+inline __half2 make_half2(__half a, __half b) { return __half2{a, b}; }
+inline __half2 __lows2half2(__half2 a, __half2 b) { return __half2{a.x, b.x}; }
+inline __half2 __highs2half2(__half2 a, __half2 b) { return __half2{a.y, b.y}; }
+inline __half2 __low2half2(__half2 h) { return __half2{h.x, h.x}; }
+inline __half2 __high2half2(__half2 h) { return __half2{h.y, h.y}; }
+inline __half2 __hmul2_sat(__half2 a, __half2 b) {
+    auto sat = [](__half v) { return __half(fminf(fmaxf(float(v), 0.0f), 1.0f)); };
+    return __half2{sat(a.x * b.x), sat(a.y * b.y)};
+}
+inline __half hexp10(__half a) { return __half(exp10f(float(a))); }
+inline __half __double2half(double d) { return __half(static_cast<float>(d)); }
+inline int __half2int_rn(__half h) { return static_cast<int>(rintf(float(h))); }
+inline int __half2int_rz(__half h) { return static_cast<int>(float(h)); }
+inline unsigned __half2uint_rn(__half h) { return static_cast<unsigned>(rintf(float(h))); }
+inline __half __uint2half_rn(unsigned i) { return __half(static_cast<float>(i)); }
+inline __half __short2half_rn(short i) { return __half(static_cast<float>(i)); }
+inline short __half_as_short(__half h) { return static_cast<short>(h.__x); }
+inline unsigned short __half_as_ushort(__half h) { return h.__x; }
+inline __half __short_as_half(short i) { __half h; h.__x = static_cast<unsigned short>(i); return h; }
+inline __half __ushort_as_half(unsigned short i) { __half h; h.__x = i; return h; }
+
+inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat162{a, b}; }
+inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 a) { return __nv_bfloat162{a, a}; }
+inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return __nv_bfloat162{__nv_bfloat16(f.x), __nv_bfloat16(f.y)}; }
+inline __nv_bfloat162 __lows2bfloat162(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162{a.x, b.x}; }
+inline __nv_bfloat162 __highs2bfloat162(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162{a.y, b.y}; }
+inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 h) { return h.x; }
+inline __nv_bfloat16 __high2bfloat16(__nv_bfloat162 h) { return h.y; }
+inline __nv_bfloat162 __hadd2(__nv_bfloat162 a, __nv_bfloat162 b) { return a + b; }
+inline __nv_bfloat162 __hsub2(__nv_bfloat162 a, __nv_bfloat162 b) { return a - b; }
+inline __nv_bfloat162 __hmul2(__nv_bfloat162 a, __nv_bfloat162 b) { return a * b; }
+inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
+    return __nv_bfloat162{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)};
+}
+inline __nv_bfloat16 __hneg(__nv_bfloat16 a) { return -a; }
+inline __nv_bfloat16 __hdiv(__nv_bfloat16 a, __nv_bfloat16 b) { return a / b; }
+inline bool __hlt(__nv_bfloat16 a, __nv_bfloat16 b) { return a < b; }
+inline bool __hgt(__nv_bfloat16 a, __nv_bfloat16 b) { return a > b; }
+inline bool __heq(__nv_bfloat16 a, __nv_bfloat16 b) { return a == b; }
+inline __nv_bfloat16 hexp(__nv_bfloat16 a) { return __nv_bfloat16(expf(float(a))); }
+inline __nv_bfloat16 hsqrt(__nv_bfloat16 a) { return __nv_bfloat16(sqrtf(float(a))); }
+inline __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16(static_cast<float>(d)); }
+inline __nv_bfloat16 __int2bfloat16_rn(int i) { return __nv_bfloat16(static_cast<float>(i)); }
+inline int __bfloat162int_rn(__nv_bfloat16 b) { return static_cast<int>(rintf(float(b))); }
+inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 b) { return b.__x; }
+inline short __bfloat16_as_short(__nv_bfloat16 b) { return static_cast<short>(b.__x); }
+inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short i) { __nv_bfloat16 b; b.__x = i; return b; }
+inline __nv_bfloat16 __short_as_bfloat16(short i) { __nv_bfloat16 b; b.__x = static_cast<unsigned short>(i); return b; }
