@@ -14,8 +14,9 @@ same on both backends). What is left to do here:
   kernels/emu/preprocessed.py, so a dead `#if` branch may use them);
 * rewrite what C++ spells differently: `extern "C"` (dropped: the learner's
   code lives in `namespace kdojo_user`, so no learner symbol can stand in for
-  a C library function) and `extern __shared__ T name[];` (a pointer to the
-  launch's dynamic shared memory).
+  a C library function), `extern __shared__ T name[];` (a pointer to the
+  launch's dynamic shared memory) and a kernel's `__launch_bounds__(N)` (its
+  body checks the launch's block size against N).
 
 Line numbers are preserved: every rewrite stays on its line.
 """
@@ -263,6 +264,62 @@ def _rewrite_static_shared(text: str) -> str:
     return _STATIC_SHARED.sub(replace, _STATIC_BEFORE_SHARED.sub(lambda m: " " * len(m.group()), text))
 
 
+def _in_directive(tokens: list[Token], index: int) -> bool:
+    """Whether tokens[index] is on a preprocessor line."""
+    for tok in reversed(tokens[:index]):
+        if tok.kind == "nl":
+            return False
+        if tok.text in ("#", "%:"):
+            return True
+    return False
+
+
+def _balanced_end(tokens: list[Token], open_index: int) -> int:
+    """Index of the `)` closing tokens[open_index] (a `(`), or -1."""
+    depth = 0
+    for j in range(open_index, len(tokens)):
+        depth += 1 if tokens[j].text == "(" else -1 if tokens[j].text == ")" else 0
+        if depth == 0:
+            return j
+    return -1
+
+
+def _rewrite_launch_bounds(text: str, tokens: list[Token]) -> str:
+    """`__launch_bounds__(N[, M])` on a kernel's definition: its body starts with
+    `::kdojo::launch_bound(N, line)`, so a launch of more than N threads per
+    block fails as on a GPU (the PTX `.maxntid` a launch may not exceed), on
+    the same line as the `{`. A declaration without a body, or a
+    `__launch_bounds__` inside a macro, is left to the macro (nothing)."""
+    inserts: list[tuple[int, str]] = []
+    for i, tok in enumerate(tokens):
+        if tok.text != "__launch_bounds__" or i + 1 >= len(tokens) or tokens[i + 1].text != "(":
+            continue
+        if _in_directive(tokens, i):
+            continue
+        close = _balanced_end(tokens, i + 1)
+        if close < 0:
+            continue
+        depth, first_arg_end = 0, close
+        for j in range(i + 2, close):
+            depth += 1 if tokens[j].text in "([{" else -1 if tokens[j].text in ")]}" else 0
+            if depth == 0 and tokens[j].text == ",":
+                first_arg_end = j
+                break
+        bound = text[tokens[i + 2].start:tokens[first_arg_end - 1].end].replace("\\\n", " ").replace("\n", " ")
+        depth = 0
+        for j in range(close + 1, len(tokens)):
+            t = tokens[j].text
+            depth += 1 if t == "(" else -1 if t == ")" else 0
+            if depth == 0 and t == ";":
+                break
+            if depth == 0 and t == "{":
+                inserts.append((tokens[j].end, f" ::kdojo::launch_bound(static_cast<long long>({bound}), {tokens[j].line});"))
+                break
+    for offset, code in sorted(inserts, reverse=True):
+        text = text[:offset] + code + text[offset:]
+    return text
+
+
 def _blank(text: str, start: int, end: int) -> str:
     """Replace text[start:end] with spaces, keeping its newlines."""
     chunk = "".join("\n" if c == "\n" else " " for c in text[start:end])
@@ -279,6 +336,9 @@ def prepare(source: str) -> str:
     source = source.replace("\r\n", "\n")
     tokens = tokenize(source)
     _check_tokens(tokens)
+    if any(tok.text == "__launch_bounds__" for tok in tokens):
+        source = _rewrite_launch_bounds(source, tokens)
+        tokens = tokenize(source)
     blanks: list[tuple[int, int, str]] = []
     for d in _directives(tokens):
         header = _check_directive(d)

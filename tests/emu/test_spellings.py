@@ -38,6 +38,15 @@ def test_launch_bounds_in_either_place_is_judged_accepted(saxpy, form):
     assert result["verdict"] == "accepted", (result["message"], result["diagnostics"])
 
 
+def test_a_launch_past_launch_bounds_fails_as_on_a_gpu(saxpy):
+    """A GPU refuses to launch more threads per block than `__launch_bounds__` allows (PTX .maxntid)."""
+    source = 'extern "C" __global__ void __launch_bounds__(2 * 64, 4)\nsaxpy' + SAXPY_BODY
+    result = run_pipeline(saxpy, source, EmuBackend(), bench=False, seed=3, emit=lambda event: None)
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert "the launch has 256 threads per block, more than the kernel's __launch_bounds__(128)" in result["message"]
+    assert "(line 2)" in result["message"]
+
+
 SPELLINGS = r"""
 #define UNROLL 4
 static __device__ __forceinline__ float twice(float v) { return v + v; }

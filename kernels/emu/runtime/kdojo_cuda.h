@@ -84,6 +84,8 @@ unsigned activemask(int line);
 // Ends the kernel with a runtime_error named `name` (e.g. a grid-wide sync in a
 // launch that is not cooperative).
 [[noreturn]] void fail(int line, const char* name, const char* what);
+// A launch of `threads` per block into a kernel whose __launch_bounds__ allows `bound`.
+[[noreturn]] void launch_bound_exceeded(int line, long long threads, long long bound);
 // A block's shared memory starts as garbage, as on a GPU: 0xFF bytes (NaN
 // floats, -1 integers). Static __shared__ arrays are poisoned by the first
 // thread of each block that reaches their declaration (block_serial differs).

@@ -65,6 +65,13 @@
 
 namespace kdojo {
 
+// A kernel defined with __launch_bounds__(N) starts with this call
+// (kernels/emu/source.py): a GPU refuses a launch of more than N threads per block.
+KDOJO_UNCHECKED void launch_bound(long long max_threads, int line) {
+    long long threads = static_cast<long long>(g_block_dim.x) * g_block_dim.y * g_block_dim.z;
+    if (threads > max_threads) launch_bound_exceeded(line, threads, max_threads);
+}
+
 inline void syncwarp_at(int line, unsigned mask = 0xffffffffu) {
     collective(COLL_SYNCWARP, line, mask, 0, 0, 32);
 }

@@ -1005,6 +1005,14 @@ void fail(int line, const char* name, const char* what) {
     fail_in_fiber(name, std::string(what) + " (" + thread_name(*g_running) + ")", line, 0);
 }
 
+void launch_bound_exceeded(int line, long long threads, long long bound) {
+    char what[200];
+    snprintf(what, sizeof what,
+             "the launch has %lld threads per block, more than the kernel's __launch_bounds__(%lld) allows: "
+             "a GPU refuses to launch it", threads, bound);
+    fail(line, "too many threads for __launch_bounds__", what);
+}
+
 void poison_shared(void* p, size_t bytes) { memset(p, 0xFF, bytes); }
 
 void syncthreads(int line) {
