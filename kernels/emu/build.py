@@ -2,7 +2,8 @@
 
 Two programs per submission, compiled in parallel (one per core):
 
-* `fast`  -O2, no instrumentation: runs every case;
+* `fast`  -O2, no instrumentation: runs every case (a source with `volatile`
+  is instrumented for its volatile accesses' warp lockstep: _VOLATILE_STEPS);
 * `check` -O1 -fsanitize=thread, with every load and store of the learner's
   code calling our memory checker instead of TSan's runtime
   (runtime/kdojo_check.cpp: bounds and data races): runs the small cases in
@@ -46,6 +47,16 @@ _LEARNER_FLAGS = {
     # -fsanitize=alignment: our handler (runtime/kdojo_check.cpp) reports a misaligned typed access (#12)
     "check": ["-O1", "-w", "-DKDOJO_CHECK", "-fsanitize=thread", "-fsanitize=alignment", "-fstack-clash-protection"],
 }
+# A source with `volatile` (the warp-synchronous reduction idiom): both programs
+# call warp_step before each volatile access (runtime/kdojo_check.cpp), so the
+# warp's lanes take them in lockstep as on a GPU; the fast one is then
+# instrumented too, its other hooks doing nothing.
+_VOLATILE_STEPS = {
+    "fast": ["-fsanitize=thread", "--param=tsan-distinguish-volatile=1",
+             "--param=tsan-instrument-func-entry-exit=0", "-DKDOJO_VOLATILE_STEPS"],
+    "check": ["--param=tsan-distinguish-volatile=1"],
+}
+_VOLATILE = re.compile(r"\bvolatile\b")
 _LINK = ["-static", "-no-pie"]
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")
 
@@ -175,7 +186,8 @@ def compile_programs(tu_text: str, timeout_s: float,
             # One jailed step per variant: preprocess, compile (-save-temps=obj keeps the
             # preprocessor's own output as tu_<v>.ii) and link. Compile and link separately:
             # the sanitizer flag must not reach the (static) link, whose runtime is ours.
-            compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], f"-I{RUNTIME_DIR}", "-save-temps=obj",
+            steps_flags = _VOLATILE_STEPS[v] if _VOLATILE.search(tu_text) else []
+            compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], *steps_flags, f"-I{RUNTIME_DIR}", "-save-temps=obj",
                         "-x", "c++", "-c", LEARNER_FILE, "-o", f"tu_{v}.o"]
             link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
             steps[v] = ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]

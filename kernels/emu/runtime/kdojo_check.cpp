@@ -351,6 +351,24 @@ KDOJO_HOOK(8)
 KDOJO_HOOK(16)
 #undef KDOJO_HOOK
 
+// Volatile accesses (tsan-distinguish-volatile, when the source has `volatile`):
+// the warp takes them in lockstep (warp_step), then they are checked as any other.
+#define KDOJO_VOLATILE_HOOK(N)                                                                           \
+    extern "C" void __tsan_volatile_read##N(void* a) {                                                  \
+        kdojo::warp_step(reinterpret_cast<uintptr_t>(a));                                               \
+        kdojo::access(reinterpret_cast<uintptr_t>(a), N, false, false, KDOJO_RA);                       \
+    }                                                                                                    \
+    extern "C" void __tsan_volatile_write##N(void* a) {                                                 \
+        kdojo::warp_step(reinterpret_cast<uintptr_t>(a));                                               \
+        kdojo::access(reinterpret_cast<uintptr_t>(a), N, true, false, KDOJO_RA);                        \
+    }
+KDOJO_VOLATILE_HOOK(1)
+KDOJO_VOLATILE_HOOK(2)
+KDOJO_VOLATILE_HOOK(4)
+KDOJO_VOLATILE_HOOK(8)
+KDOJO_VOLATILE_HOOK(16)
+#undef KDOJO_VOLATILE_HOOK
+
 extern "C" void __tsan_read_range(void* a, size_t n) { kdojo::access(reinterpret_cast<uintptr_t>(a), n, false, false, KDOJO_RA); }
 extern "C" void __tsan_write_range(void* a, size_t n) { kdojo::access(reinterpret_cast<uintptr_t>(a), n, true, false, KDOJO_RA); }
 extern "C" void __tsan_init() {}
@@ -370,5 +388,34 @@ void check_launch_begin() {}
 void check_block_begin() {}
 void check_launch_end() {}
 }  // namespace kdojo
+
+// A source with `volatile` is compiled with -fsanitize=thread here too
+// (kernels/emu/build.py), for its volatile accesses' lockstep; every other
+// access is a call that does nothing.
+#define KDOJO_FAST_HOOK(N)                                                                               \
+    extern "C" void __tsan_read##N(void*) {}                                                             \
+    extern "C" void __tsan_write##N(void*) {}                                                            \
+    extern "C" void __tsan_unaligned_read##N(void*) {}                                                   \
+    extern "C" void __tsan_unaligned_write##N(void*) {}                                                  \
+    extern "C" void __tsan_volatile_read##N(void* a) { kdojo::warp_step(reinterpret_cast<uintptr_t>(a)); } \
+    extern "C" void __tsan_volatile_write##N(void* a) { kdojo::warp_step(reinterpret_cast<uintptr_t>(a)); }
+KDOJO_FAST_HOOK(1)
+KDOJO_FAST_HOOK(2)
+KDOJO_FAST_HOOK(4)
+KDOJO_FAST_HOOK(8)
+KDOJO_FAST_HOOK(16)
+#undef KDOJO_FAST_HOOK
+extern "C" void __tsan_read_range(void*, size_t) {}
+extern "C" void __tsan_write_range(void*, size_t) {}
+extern "C" void __tsan_init() {}
+extern "C" void __tsan_func_entry(void*) {}
+extern "C" void __tsan_func_exit() {}
+extern "C" void __tsan_vptr_update(void**, void*) {}
+extern "C" void __tsan_vptr_read(void**) {}
+extern "C" void* __tsan_memcpy(void* d, const void* s, size_t n) { return memcpy(d, s, n); }
+extern "C" void* __tsan_memset(void* d, int c, size_t n) { return memset(d, c, n); }
+extern "C" void* __tsan_memmove(void* d, const void* s, size_t n) { return memmove(d, s, n); }
+extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 
 #endif

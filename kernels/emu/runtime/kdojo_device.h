@@ -58,6 +58,9 @@
 #ifdef KDOJO_CHECK
 #define KDOJO_UNCHECKED static inline __attribute__((no_sanitize_thread))
 #define KDOJO_SHARED_STATIC static
+#elif defined(KDOJO_VOLATILE_STEPS)  // fast build instrumented for volatile (kernels/emu/build.py)
+#define KDOJO_UNCHECKED inline __attribute__((no_sanitize_thread))
+#define KDOJO_SHARED_STATIC static thread_local
 #else
 #define KDOJO_UNCHECKED inline
 #define KDOJO_SHARED_STATIC static thread_local

@@ -168,6 +168,8 @@ inline void hot_push(unsigned i) { g_hot[g_hot_tail++ & (kHotRing - 1)] = i; }
 KDOJO_TLS unsigned g_done = 0, g_at_barrier = 0;
 // Threads waiting in __activemask() for the rest of their warp (release_activemask).
 KDOJO_TLS unsigned g_at_activemask = 0;
+// Threads waiting before a volatile access for the rest of their warp (release_warp_step).
+KDOJO_TLS unsigned g_at_wstep = 0;
 // The last released barrier: threads it released, and how many of them passed
 // a non-zero predicate (__syncthreads_count / _and / _or read these on return;
 // no other barrier can be released before every released thread has run on).
@@ -601,6 +603,21 @@ void release_activemask(unsigned warp, Thread* arriving) {
     }
 }
 
+// The lanes of a warp waiting before a volatile access each take it: one
+// lockstep step. Like a warp collective, it orders the lanes' accesses before
+// it with those after (sync_epoch, for the race checker).
+void release_warp_step(unsigned warp, Thread* arriving) {
+    Thread* lanes = &S->threads[warp * 32];
+    for (unsigned bits = S->warps[warp].exist; bits; bits &= bits - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+        if (lanes[l].state != T_WSTEP) continue;
+        lanes[l].state = T_RUNNABLE;
+        ++lanes[l].sync_epoch;
+        --g_at_wstep;
+        if (&lanes[l] != arriving) hot_push(warp * 32 + l);
+    }
+}
+
 // Nothing can run: every live thread waits. Either a barrier or a collective
 // can be released, or the block is stuck.
 bool settle_block() {
@@ -608,6 +625,10 @@ bool settle_block() {
     if (g_done == n) return false;
     if (g_at_activemask) {  // first: a lane in __activemask() may be one a collective waits for
         for (unsigned w = 0; w < S->warps.size(); ++w) release_activemask(w, nullptr);
+        return true;
+    }
+    if (g_at_wstep) {  // the lanes not at the volatile access wait elsewhere: the others go on
+        for (unsigned w = 0; w < S->warps.size(); ++w) release_warp_step(w, nullptr);
         return true;
     }
     bool at_coll = false;
@@ -660,7 +681,7 @@ bool settle_block() {
 
 void run_block() {
     unsigned n = static_cast<unsigned>(S->threads.size());
-    g_done = g_at_barrier = g_at_activemask = 0;
+    g_done = g_at_barrier = g_at_activemask = g_at_wstep = 0;
     S->queue.assign(S->order.begin(), S->order.end());
     g_queue_head = 0;
     g_hot_head = g_hot_tail = 0;
@@ -1105,6 +1126,26 @@ unsigned activemask(int line) {
     else
         yield_to_scheduler();
     return static_cast<unsigned>(t->result);
+}
+
+void warp_step(uintptr_t addr) {
+    Thread* t = g_running;
+    if (!t || in_current_stack(addr)) return;
+    const unsigned warp = t->st.warp;
+    const unsigned exist = S->warps[warp].exist;
+    if (exist == lane_bit(t->st.lane)) return;  // alone in its warp
+    t->state = T_WSTEP;
+    ++g_at_wstep;
+    const Thread* lanes = &S->threads[warp * 32];
+    bool settled = true;
+    for (unsigned bits = exist; bits && settled; bits &= bits - 1) {
+        unsigned char st = lanes[__builtin_ctz(bits)].state;
+        settled = st != T_NEW && st != T_RUNNABLE;
+    }
+    if (settled)
+        release_warp_step(warp, t);  // the last lane to come: it runs on
+    else
+        yield_to_scheduler();
 }
 
 namespace {

@@ -11,7 +11,8 @@
 namespace kdojo {
 
 // T_AMASK: waiting in __activemask() for the rest of its warp (kdojo_rt.cpp).
-enum ThreadStateKind : unsigned char { T_NEW, T_RUNNABLE, T_BARRIER, T_COLL, T_DONE, T_FAULT, T_AMASK };
+// T_WSTEP: before a volatile access, waiting for the rest of its warp (warp_step).
+enum ThreadStateKind : unsigned char { T_NEW, T_RUNNABLE, T_BARRIER, T_COLL, T_DONE, T_FAULT, T_AMASK, T_WSTEP };
 
 struct Thread {
     ThreadState st;  // first member: g_cur points here
@@ -89,6 +90,14 @@ void add_diag(const char* kind, int line, uint64_t pc, const std::string& messag
 // SIGSEGV/SIGBUS report their instruction and address on stderr (installed by
 // the sandbox's constructor, before seccomp forbids sigaction).
 void install_fault_handler();
+
+// Before each volatile load or store of the learner's code (GCC's
+// -fsanitize=thread with tsan-distinguish-volatile, kernels/emu/build.py): the
+// warp's lanes take their volatile accesses in lockstep, as a converged warp
+// does, so the warp-synchronous idiom (the classic unrolled last-warp
+// reduction through a volatile pointer, no __syncwarp) computes what it does
+// on a GPU. A lane's own stack is exempt.
+void warp_step(uintptr_t addr);
 
 // Memory checker hooks (no-ops in the fast build).
 void check_launch_begin();
