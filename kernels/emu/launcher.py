@@ -27,11 +27,13 @@ def translation_unit(learner_text: str, kernels: list[str]) -> str:
             raise ValueError(f"not a kernel name: {name!r}")
     lines = ['#include "kdojo_cuda.h"', *NVRTC_MACROS, "namespace kdojo_user {", f'#line 1 "{LEARNER_FILE}"',
              learner_text.rstrip("\n"), "}", f'#line 1 "{LAUNCHER_FILE}"', "namespace kdojo_launch {"]
+    # Every name below is the runtime's (kdojo…): the learner's macros are still defined
+    # here, and `#define k0 0.79788456f` or `#define a 2` must not rewrite this table.
     for i, name in enumerate(kernels):
-        lines.append(f'static void k{i}(const kdojo::LaunchArgs* a) '
-                     f'{{ kdojo::launch("{name}", &::kdojo_user::{name}, a); }}')
+        lines.append(f'static void kdojo_k{i}(const kdojo::LaunchArgs* kdojo_args) '
+                     f'{{ kdojo::launch("{name}", &::kdojo_user::{name}, kdojo_args); }}')
     lines.append("}  // namespace kdojo_launch")
-    entries = ", ".join(f'{{"{name}", &kdojo_launch::k{i}}}' for i, name in enumerate(kernels))
+    entries = ", ".join(f'{{"{name}", &kdojo_launch::kdojo_k{i}}}' for i, name in enumerate(kernels))
     lines.append(f"const kdojo::KernelEntry kdojo_kernels[] = {{{entries}}};")
     lines.append(f"const int kdojo_kernel_count = {len(kernels)};")
     return "\n".join(lines) + "\n"

@@ -225,9 +225,10 @@ def _rewrite_extern_shared(text: str, tokens: list[Token]) -> str:
             raise SourceError(text.count("\n", 0, m.start()) + 1, "extern __shared__ needs an element type")
         if brace_depth_at(m.start()) > 0:
             return f"{ctype}* const {name} = reinterpret_cast<{ctype}*>(::kdojo::g_dyn_smem);"
-        # File scope: evaluated at each use, since the block's memory changes.
-        return (f"static struct {{ operator {ctype}*() const {{ return reinterpret_cast<{ctype}*>(::kdojo::g_dyn_smem); }} "
-                f"{ctype}& operator[](long long i) const {{ return reinterpret_cast<{ctype}*>(::kdojo::g_dyn_smem)[i]; }} }} {name};")
+        # File scope: a reference to the running block's pointer (each worker thread has its
+        # own), so it is an lvalue of type T* like the array's decay: `name[i]`, `name + k` and
+        # `reinterpret_cast<float4*>(name)` all work (a struct converting to T* refused the cast).
+        return f"thread_local {ctype}*& {name} = reinterpret_cast<{ctype}*&>(::kdojo::g_dyn_smem);"
 
     return _EXTERN_SHARED.sub(replace, text)
 

@@ -200,3 +200,26 @@ def test_math_constants_only_where_included():
     source = 'extern "C" __global__ void k(float* f) { const float CUDART_PI_F = 3.0f; f[0] = CUDART_PI_F; }'
     got = launch(source, "k", 1, 1, [np.zeros(1, np.float32)])
     assert got.fault is None and got.arrays[0][0] == 3.0
+
+
+MATH_MORE = r"""
+extern "C" __global__ void k(float* f, double* d, unsigned long long* u) {
+    f[0] = erfinvf(0.5f); f[1] = erfcinvf(0.3f); f[2] = erfinvf(-0.999f); f[3] = erff(erfinvf(0.25f));
+    float s, c;
+    sincospif(0.5f, &s, &c);
+    f[4] = s; f[5] = c;
+    d[0] = __hiloint2double(__double2hiint(-2.5), __double2loint(-2.5));
+    u[0] = ullmin(3ull, 1ull << 40); u[1] = ullmax(3ull, 1ull << 40);
+    __stwb(&f[6], __ldlu(&f[0]) + __ldcv(&f[1]));
+}
+"""
+
+
+def test_inverse_error_functions_and_double_halves():
+    got = launch(MATH_MORE, "k", 1, 1, [np.zeros(7, np.float32), np.zeros(1, np.float64), np.zeros(2, np.uint64)])
+    assert got.fault is None, got.fault_message
+    f, d, u = got.arrays
+    assert f[0] == pytest.approx(0.4769362762, rel=1e-6) and f[1] == pytest.approx(0.7328690780, rel=1e-5)
+    assert f[2] == pytest.approx(-2.3267537655, rel=1e-5) and f[3] == pytest.approx(0.25, rel=1e-6)
+    assert f[4] == pytest.approx(1.0) and abs(f[5]) < 1e-6
+    assert d[0] == -2.5 and list(u) == [3, 1 << 40] and f[6] == pytest.approx(f[0] + f[1])

@@ -208,6 +208,9 @@ template <class T> inline T __ldcs(const T* p) { return *p; }
 template <class T> inline void __stcg(T* p, T v) { *p = v; }
 template <class T> inline void __stcs(T* p, T v) { *p = v; }
 template <class T> inline void __stwt(T* p, T v) { *p = v; }
+template <class T> inline T __ldlu(const T* p) { return *p; }
+template <class T> inline T __ldcv(const T* p) { return *p; }
+template <class T> inline void __stwb(T* p, T v) { *p = v; }
 
 // ---- integer and float intrinsics -------------------------------------------
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }
@@ -292,6 +295,31 @@ inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
 inline float exp10f(float x) { return powf(10.0f, x); }
 inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678118654752f); }
 inline void sincosf(float x, float* s, float* c) { *s = sinf(x); *c = cosf(x); }
+inline void sincospif(float x, float* s, float* c) {
+    *s = sinf(3.14159265358979323846f * x);
+    *c = cosf(3.14159265358979323846f * x);
+}
+// erf's inverse: Newton's method on erf in double from a rough start (|x| < 1), as accurate as float.
+inline float erfinvf(float x) {
+    if (!(x > -1.0f && x < 1.0f)) return x == 1.0f ? INFINITY : x == -1.0f ? -INFINITY : NAN;
+    double y = static_cast<double>(x), w = -log((1.0 - y) * (1.0 + y));
+    double z = y * (w < 5.0 ? 0.886226925 + 0.2 * w : sqrt(w) * 0.8);
+    for (int i = 0; i < 60; ++i) {
+        double step = (erf(z) - y) / (1.1283791670955126 * exp(-z * z));
+        z -= step;
+        if (fabs(step) <= 1e-12 * fabs(z)) break;
+    }
+    return static_cast<float>(z);
+}
+inline float erfcinvf(float x) { return erfinvf(1.0f - x); }
+inline int __double2hiint(double d) { long long b; memcpy(&b, &d, 8); return static_cast<int>(b >> 32); }
+inline int __double2loint(double d) { long long b; memcpy(&b, &d, 8); return static_cast<int>(b & 0xffffffffLL); }
+inline double __hiloint2double(int hi, int lo) {
+    unsigned long long b = (static_cast<unsigned long long>(static_cast<unsigned>(hi)) << 32) | static_cast<unsigned>(lo);
+    double d;
+    memcpy(&d, &b, 8);
+    return d;
+}
 inline float sinpif(float x) { return sinf(3.14159265358979323846f * x); }
 inline float cospif(float x) { return cosf(3.14159265358979323846f * x); }
 inline int __double2int_rn(double x) { return static_cast<int>(nearbyint(x)); }
@@ -386,6 +414,8 @@ inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b;
 inline unsigned int umax(unsigned int a, unsigned int b) { return a < b ? b : a; }
 inline long long llmin(long long a, long long b) { return a < b ? a : b; }
 inline long long llmax(long long a, long long b) { return a < b ? b : a; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
 
 inline void __nanosleep(unsigned int) {}  // a hint on a GPU; fibers switch only at collectives
 
