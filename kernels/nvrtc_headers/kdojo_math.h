@@ -19,3 +19,18 @@
 #define M_2_SQRTPI 1.12837916709551257390
 #define M_SQRT2 1.41421356237309504880
 #define M_SQRT1_2 0.70710678118654752440
+
+// nvcc's CUDA headers make `std::exp`, `std::sqrt` … usable in device code once
+// <cmath> or <math.h> is included; NVRTC has the functions built in only in the
+// global namespace, so they are named in `std` here too (the emulator's are the
+// C++ library's).
+namespace std {
+using ::abs; using ::fabs; using ::fmod; using ::remainder; using ::fma; using ::fmax; using ::fmin; using ::fdim;
+using ::exp; using ::exp2; using ::expm1; using ::log; using ::log10; using ::log2; using ::log1p; using ::pow;
+using ::sqrt; using ::cbrt; using ::hypot; using ::sin; using ::cos; using ::tan; using ::asin; using ::acos;
+using ::atan; using ::atan2; using ::sinh; using ::cosh; using ::tanh; using ::asinh; using ::acosh; using ::atanh;
+using ::erf; using ::erfc; using ::tgamma; using ::lgamma; using ::ceil; using ::floor; using ::trunc; using ::round;
+using ::lround; using ::llround; using ::rint; using ::lrint; using ::llrint; using ::nearbyint; using ::frexp;
+using ::ldexp; using ::modf; using ::scalbn; using ::ilogb; using ::logb; using ::nextafter; using ::copysign;
+using ::isnan; using ::isinf; using ::isfinite; using ::signbit;
+}

@@ -57,6 +57,17 @@ def test_c_header_names(nvrtc):
     assert out.ok, out.log
 
 
+def test_cmath_names_the_math_functions_in_std(nvrtc):
+    """nvcc lets device code call std::exp & co. after <cmath> or <math.h>; NVRTC only knows ::exp."""
+    for header in ("cmath", "math.h"):
+        src = (f"#include <{header}>\n#include <cuda/std/cmath>\n#include <cub/cub.cuh>\n"
+               "__global__ void k(float* p, double* d) {\n"
+               "    p[0] = std::exp(p[1]) + std::sqrt(2.0f) + std::fabs(p[2]) + std::fma(p[3], p[4], p[5]) + std::tanh(p[6]);\n"
+               "    d[0] = std::exp(d[1]) + std::pow(d[2], 2.0) + std::isnan(d[3]) + cuda::std::exp(d[4]);\n}\n")
+        out = compile_program(src, "t.cu", OPTIONS)
+        assert out.ok and "warning" not in out.log, out.log
+
+
 def test_cub_block_primitives_compile_under_nvrtc(nvrtc):
     src = ("#include <cub/cub.cuh>\n"
            "__global__ void k(const float* in, float* out) {\n"
