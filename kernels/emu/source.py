@@ -289,8 +289,9 @@ def _rewrite_launch_bounds(text: str, tokens: list[Token]) -> str:
     """`__launch_bounds__(N[, M])` on a kernel's definition: its body starts with
     `::kdojo::launch_bound(N, line)`, so a launch of more than N threads per
     block fails as on a GPU (the PTX `.maxntid` a launch may not exceed), on
-    the same line as the `{`. A declaration without a body, or a
-    `__launch_bounds__` inside a macro, is left to the macro (nothing)."""
+    the same line as the `{`. A declaration without a body, a function that is
+    not `__global__`, or a `__launch_bounds__` inside a macro, is left to the
+    macro (nothing)."""
     inserts: list[tuple[int, str]] = []
     for i, tok in enumerate(tokens):
         if tok.text != "__launch_bounds__" or i + 1 >= len(tokens) or tokens[i + 1].text != "(":
@@ -307,6 +308,9 @@ def _rewrite_launch_bounds(text: str, tokens: list[Token]) -> str:
                 first_arg_end = j
                 break
         bound = text[tokens[i + 2].start:tokens[first_arg_end - 1].end].replace("\\\n", " ").replace("\n", " ")
+        start = i
+        while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
+            start -= 1
         depth = 0
         for j in range(close + 1, len(tokens)):
             t = tokens[j].text
@@ -314,7 +318,10 @@ def _rewrite_launch_bounds(text: str, tokens: list[Token]) -> str:
             if depth == 0 and t == ";":
                 break
             if depth == 0 and t == "{":
-                inserts.append((tokens[j].end, f" ::kdojo::launch_bound(static_cast<long long>({bound}), {tokens[j].line});"))
+                # only a kernel's: nvcc ignores the bounds on a __device__ function
+                if any(tok.text == "__global__" for tok in tokens[start:j]):
+                    inserts.append((tokens[j].end,
+                                    f" ::kdojo::launch_bound(static_cast<long long>({bound}), {tokens[j].line});"))
                 break
     for offset, code in sorted(inserts, reverse=True):
         text = text[:offset] + code + text[offset:]

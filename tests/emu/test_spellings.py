@@ -47,6 +47,19 @@ def test_a_launch_past_launch_bounds_fails_as_on_a_gpu(saxpy):
     assert "(line 2)" in result["message"]
 
 
+def test_launch_bounds_are_checked_only_in_kernel_definitions():
+    from kernels.emu.source import prepare
+
+    source = ('template <int B> __device__ __launch_bounds__(B) float f(float v) { return v; }\n'
+              'extern "C" __global__ __launch_bounds__(256) void g(float* p);\n'
+              '#define KERNEL __global__ void __launch_bounds__(64)\n'
+              'extern "C" __global__ void __launch_bounds__(2 * 64, 4)\nk(float* p) { p[0] = f(1.0f); }\n')
+    out = prepare(source)
+    assert out.count("\n") == source.count("\n")
+    assert out.count("::kdojo::launch_bound(") == 1
+    assert "k(float* p) { ::kdojo::launch_bound(static_cast<long long>(2 * 64), 5);" in out
+
+
 SPELLINGS = r"""
 #define UNROLL 4
 static __device__ __forceinline__ float twice(float v) { return v + v; }
