@@ -115,7 +115,13 @@ def test_uninitialised_shared_memory_is_garbage(emu):
 
 
 def test_the_corpus_covers_the_issue():
-    assert len(CORPUS) >= 15
+    """Every exercise of lessons 01-05, each with at least two files."""
+    per_exercise = {}
+    for path in CORPUS:
+        per_exercise.setdefault(exercise_of(path).id, []).append(path.stem)
+    assert set(per_exercise) == set(EXERCISES.values())
+    assert all(len(files) >= 2 for files in per_exercise.values()), per_exercise
+    assert len(CORPUS) >= 60
 
 
 def judge_on_gpu(path: Path) -> dict:
