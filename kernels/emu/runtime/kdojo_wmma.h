@@ -13,6 +13,8 @@ namespace wmma {
 
 struct matrix_a {};
 struct matrix_b {};
+// TF32 inputs (m16n16k8): fragments of floats whose mma uses only 10 mantissa bits.
+namespace precision { struct tf32 {}; }
 struct accumulator {};
 struct row_major {};
 struct col_major {};
@@ -25,6 +27,17 @@ template <int M, int N, int K> struct dims<matrix_b, M, N, K> { static constexpr
 template <int M, int N, int K> struct dims<accumulator, M, N, K> { static constexpr int rows = M, cols = N; };
 inline void warp_op(int kind, int line) { ::kdojo::collective(kind, line, 0xffffffffu, 0, 0, 32); }
 inline bool first_lane() { return (::kdojo::g_cur->linear % 32) == 0; }
+template <class T> struct storage { using type = T; };
+template <> struct storage<precision::tf32> { using type = float; };
+// What the tensor core multiplies: a TF32 element keeps 10 mantissa bits (the rest dropped).
+template <class T> inline float operand(T v) { return float(v); }
+inline float tf32_operand(float v) {
+    unsigned int b;
+    memcpy(&b, &v, 4);
+    if ((b & 0x7f800000u) != 0x7f800000u) b &= 0xffffe000u;
+    memcpy(&v, &b, 4);
+    return v;
+}
 // The profiler (#16) counts a fragment load or store as the warp's few wide accesses of the tile,
 // as a GPU makes them, not as 32 lanes each reading every element (kdojo_profile.cpp).
 struct FragmentOp {
@@ -38,22 +51,24 @@ struct fragment {
     static constexpr int rows = detail::dims<Use, M, N, K>::rows;
     static constexpr int cols = detail::dims<Use, M, N, K>::cols;
     static constexpr int num_elements = rows * cols;
-    using element_type = T;
-    T x[num_elements];
+    using element_type = typename detail::storage<T>::type;
+    element_type x[num_elements];
 };
 
 template <class Use, int M, int N, int K, class T, class L, class V>
 inline void fill_fragment_at(int line, fragment<Use, M, N, K, T, L>& f, const V& v) {
     detail::warp_op(::kdojo::COLL_WMMA_FILL, line);
-    for (int i = 0; i < f.num_elements; ++i) f.x[i] = T(v);
+    using E = typename fragment<Use, M, N, K, T, L>::element_type;
+    for (int i = 0; i < f.num_elements; ++i) f.x[i] = E(v);
 }
 
 template <class Use, int M, int N, int K, class T, class L, class P>
 inline void load_tile(fragment<Use, M, N, K, T, L>& f, const P* p, unsigned ldm, bool col) {
     using F = fragment<Use, M, N, K, T, L>;
+    using E = typename F::element_type;
     for (int r = 0; r < F::rows; ++r)
         for (int c = 0; c < F::cols; ++c)
-            f.x[r * F::cols + c] = T(col ? p[static_cast<size_t>(c) * ldm + r] : p[static_cast<size_t>(r) * ldm + c]);
+            f.x[r * F::cols + c] = E(col ? p[static_cast<size_t>(c) * ldm + r] : p[static_cast<size_t>(r) * ldm + c]);
 }
 
 template <class Use, int M, int N, int K, class T, class P>
@@ -98,10 +113,24 @@ inline void mma_sync_at(int line, fragment<accumulator, M, N, K, TD, void>& d,
     for (int i = 0; i < M; ++i)
         for (int j = 0; j < N; ++j) {
             float s = float(c.x[i * N + j]);
-            for (int k = 0; k < K; ++k) s += float(a.x[i * K + k]) * float(b.x[k * N + j]);
+            for (int k = 0; k < K; ++k) {
+                float av = float(a.x[i * K + k]), bv = float(b.x[k * N + j]);
+                if (std::is_same<TA, precision::tf32>::value) av = detail::tf32_operand(av);
+                if (std::is_same<TB, precision::tf32>::value) bv = detail::tf32_operand(bv);
+                s += av * bv;
+            }
             out[i * N + j] = s;
         }
     for (int i = 0; i < M * N; ++i) d.x[i] = TD(out[i]);
+}
+
+// Rounds to TF32 (10 mantissa bits, to nearest), kept as a float.
+inline float __float_to_tf32(float v) {
+    unsigned int b;
+    memcpy(&b, &v, 4);
+    if ((b & 0x7f800000u) != 0x7f800000u) b = (b + 0x1000u) & 0xffffe000u;
+    memcpy(&v, &b, 4);
+    return v;
 }
 
 }  // namespace wmma
