@@ -56,7 +56,9 @@ _VOLATILE_STEPS = {
              "--param=tsan-instrument-func-entry-exit=0", "-DKDOJO_VOLATILE_STEPS"],
     "check": ["--param=tsan-distinguish-volatile=1"],
 }
-_VOLATILE = re.compile(r"\bvolatile\b")
+# `volatile` as a type qualifier; `asm volatile(…)` (in a branch the preprocessor
+# drops, or refused as needing a GPU) is no volatile access.
+_VOLATILE = re.compile(r"(?<![\w$])(?<!asm )(?<!__asm__ )(?<!__asm )volatile\b")
 _LINK = ["-static", "-no-pie"]
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")
 

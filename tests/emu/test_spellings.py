@@ -236,3 +236,14 @@ def test_inverse_error_functions_and_double_halves():
     assert f[2] == pytest.approx(-2.3267537655, rel=1e-5) and f[3] == pytest.approx(0.25, rel=1e-6)
     assert f[4] == pytest.approx(1.0) and abs(f[5]) < 1e-6
     assert d[0] == -2.5 and list(u) == [3, 1 << 40] and f[6] == pytest.approx(f[0] + f[1])
+
+
+def test_only_volatile_accesses_make_a_warp_synchronous_build():
+    """`volatile` as a qualifier turns on the lockstep steps (kernels/emu/build.py); `asm volatile` does not."""
+    from kernels.emu.build import _VOLATILE
+
+    assert _VOLATILE.search("__device__ void warpReduce(volatile float* sdata, int tid)")
+    assert _VOLATILE.search("__shared__ volatile float s[256];")
+    assert not _VOLATILE.search('asm volatile("cp.async.commit_group;\\n" ::);')
+    assert not _VOLATILE.search('__asm__ volatile("mov.u32 %0, %%laneid;" : "=r"(lane));')
+    assert not _VOLATILE.search("int nonvolatile = 0; asm __volatile__(\"\");")
