@@ -28,6 +28,11 @@ SOURCE_NAME = "submission.cu"
 SIGNATURE_FILE = "kdojo-signature"
 MAX_SOURCE_BYTES = 256 * 1024
 DEFAULT_ARCH = "compute_90"  # PTX-only check where no GPU says which sm_XX to build
+# -default-device: a function without __host__/__device__ is device code, as nvcc
+# treats what device code calls — a generic lambda (`[](auto v) {…}`, whose call
+# operator NVRTC otherwise takes for a host function and refuses in JIT mode) or an
+# unannotated helper; the emulator's g++ compiles both anyway (#12).
+NVRTC_OPTIONS = ("-lineinfo", "-std=c++17", "-default-device")
 
 _HEADER = re.compile(r"^(?P<file>[^\n()]+)\((?P<line>\d+)\): (?P<sev>catastrophic error|error|warning|remark)"
                      r"(?: #[\w-]+)?: (?P<msg>.*)$")
@@ -74,7 +79,7 @@ def compile_submission(source: str, exercise: Exercise, arch: str | None = None)
     if const_diags:
         return CompileResult("compile_error", time.perf_counter() - started, _render(const_diags),
                              const_diags, constants)
-    options = ["-lineinfo", "-std=c++17", f"--gpu-architecture={arch or DEFAULT_ARCH}"]
+    options = [*NVRTC_OPTIONS, f"--gpu-architecture={arch or DEFAULT_ARCH}"]
     options += [f"-D{name}={value}" for name, value in constants.items() if name not in defined]
     key = (source, tuple(options), tuple(k.declaration() for k in exercise.kernels))
     if key in _CACHE:

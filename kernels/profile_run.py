@@ -30,7 +30,7 @@ from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, reso
 from kernels.spec import Exercise
 
 log = logging.getLogger(__name__)
-PTXAS_OPTIONS = ["-lineinfo", "-std=c++17", "-Xptxas", "-v"]
+PTXAS_OPTIONS = ["-lineinfo", "-std=c++17", "-default-device", "-Xptxas", "-v"]  # as kernels/compile.py
 # The emulator's reference GPU is an H100 compiled for sm_90; on a GPU the resources come from
 # the arch the judge runs there (sm_90a on an H100: kernels/cuda_backend.py device_arch), so a
 # kernel guarded by __CUDA_ARCH_FEAT_SM90_ALL (wgmma, setmaxnreg) is reported with the registers

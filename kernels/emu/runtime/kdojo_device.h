@@ -52,6 +52,10 @@
 #define printf(...) ::kdojo::device_printf(__VA_ARGS__)
 #undef assert
 #define assert(e) ((e) ? (void)0 : ::kdojo::trap(__LINE__, "device-side assert failed: " #e))
+// NVCC's (clang's) optimiser hint; GCC has none: the condition is not evaluated, as there.
+#if !__has_builtin(__builtin_assume)
+#define __builtin_assume(e) ((void)sizeof(e))
+#endif
 
 #endif  // KDOJO_RUNTIME_IMPL
 
