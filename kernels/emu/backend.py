@@ -37,7 +37,7 @@ from kernels.emu import jail, preprocessed
 from kernels.emu.process import OURS, Crash, ProgramProcess
 from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
                                   encode_request, float_bits, int_bits)
-from kernels.emu.source import SourceError, prepare
+from kernels.emu.source import SourceError, library_headers, prepare
 
 # The check run is several times slower than the fast one: only cases this small
 # get it (races and overruns show at small sizes; 16384 threads = 64 blocks of 256).
@@ -125,7 +125,8 @@ class EmuBackend:
             raise BuildError([Diagnostic(exc.line, 0, "error", exc.message)], exc.message,
                              needs_gpu=exc.feature if exc.kind == "unsupported" else "") from None
         names = _kernel_names(exercise)
-        tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names)
+        tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names,
+                                                                               library_headers(source))
         try:
             built, messages, log = toolchain.compile_programs(
                 tu, float(exercise.limits.compile_s), check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR))

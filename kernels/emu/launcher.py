@@ -19,13 +19,23 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 NVRTC_MACROS = ("#define __CUDACC__ 1", "#define __CUDACC_RTC__ 1", "#define __CUDA_ARCH__ 900")
 
 
-def translation_unit(learner_text: str, kernels: list[str]) -> str:
-    """The whole file g++ compiles: runtime header, NVRTC's macros, the learner's text inside
-    `namespace kdojo_user` (with its own line numbers), then the kernel table."""
+# C++ library headers a source may need beyond the runtime's (kernels/emu/source.py
+# LIBRARY_HEADERS): included first, before the runtime's macros exist.
+_LIBRARY = frozenset({"array", "functional"})
+
+
+def translation_unit(learner_text: str, kernels: list[str], library: tuple[str, ...] | list[str] = ()) -> str:
+    """The whole file g++ compiles: the C++ library headers in `library`, runtime header,
+    NVRTC's macros, the learner's text inside `namespace kdojo_user` (with its own line
+    numbers), then the kernel table."""
     for name in kernels:
         if not _NAME.match(name):
             raise ValueError(f"not a kernel name: {name!r}")
-    lines = ['#include "kdojo_cuda.h"', *NVRTC_MACROS, "namespace kdojo_user {", f'#line 1 "{LEARNER_FILE}"',
+    for header in library:
+        if header not in _LIBRARY:
+            raise ValueError(f"not a library header the emulator adds: {header!r}")
+    lines = [*(f"#include <{h}>" for h in library), '#include "kdojo_cuda.h"', *NVRTC_MACROS,
+             "namespace kdojo_user {", f'#line 1 "{LEARNER_FILE}"',
              learner_text.rstrip("\n"), "}", f'#line 1 "{LAUNCHER_FILE}"', "namespace kdojo_launch {"]
     # Every name below is the runtime's (kdojo…): the learner's macros are still defined
     # here, and `#define k0 0.79788456f` or `#define a 2` must not rewrite this table.

@@ -166,6 +166,24 @@ def _check_directive(d: list[Token]) -> str | None:
     return header
 
 
+# <cuda/std/…> headers whose C++ library header the runtime does not include for
+# every submission (kdojo_cuda.h keeps the compile small; <functional> alone doubles
+# it): the translation unit includes them ahead of the runtime when the source asks
+# (kernels/emu/launcher.py), so `cuda::std::array` and `cuda::std::plus` exist.
+LIBRARY_HEADERS = {"cuda/std/array": "array", "cuda/std/functional": "functional"}
+
+
+def library_headers(source: str) -> list[str]:
+    """The C++ library headers (`array`, `functional`) the source's allowed
+    `#include`s need beyond the runtime's own; the source has passed prepare()."""
+    found: list[str] = []
+    for d in _directives(tokenize(source.replace("\r\n", "\n"))):
+        header = _check_directive(d)
+        if header in LIBRARY_HEADERS and LIBRARY_HEADERS[header] not in found:
+            found.append(LIBRARY_HEADERS[header])
+    return found
+
+
 def _check_tokens(tokens: list[Token]) -> None:
     depth = 0
     for i, tok in enumerate(tokens):

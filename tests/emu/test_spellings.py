@@ -247,3 +247,18 @@ def test_only_volatile_accesses_make_a_warp_synchronous_build():
     assert not _VOLATILE.search('asm volatile("cp.async.commit_group;\\n" ::);')
     assert not _VOLATILE.search('__asm__ volatile("mov.u32 %0, %%laneid;" : "=r"(lane));')
     assert not _VOLATILE.search("int nonvolatile = 0; asm __volatile__(\"\");")
+
+
+def test_cuda_std_headers_bring_their_library_headers():
+    """<cuda/std/array> and <cuda/std/functional> add <array> / <functional> ahead of the
+    runtime (kernels/emu/launcher.py); nothing else can be added that way."""
+    from kernels.emu.launcher import translation_unit
+    from kernels.emu.source import library_headers
+
+    source = "#include <cuda/std/functional>\n#include <cuda/std/array>\n#include <cuda/std/array>\n#include <cmath>\n"
+    assert library_headers(source) == ["functional", "array"]
+    assert library_headers("#include <cuda/std/limits>\n") == []
+    unit = translation_unit("", ["k"], library_headers(source))
+    assert unit.startswith('#include <functional>\n#include <array>\n#include "kdojo_cuda.h"')
+    with pytest.raises(ValueError):
+        translation_unit("", ["k"], ["../../etc/passwd"])

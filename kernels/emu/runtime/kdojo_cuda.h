@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <cstdint>  // std::uint32_t … (<cstdint> / <cuda/std/cstdint> on NVRTC name them in std too)
+#include <cstddef>
 #include <string.h>
 #include <math.h>
 #include <float.h>
