@@ -392,6 +392,16 @@ def compare(emu_path: str, ncu_path: str, times_path: str | None) -> None:
     print()
     for k, (ok, n) in within.items():
         print(f"{k}: {ok} of {n} kernels within 10%")
+    # the emulator's ways of counting lanes active (raw counts, kernels/emu/runtime/kdojo_profile.cpp)
+    # against ncu's warp execution efficiency: which one agrees
+    for name, (num, den) in LANE_VARIANTS.items():
+        ok = n = 0
+        for key in emu:
+            c, b = emu[key].get("counts") or {}, ncu.get(key, {}).get("warp_execution_efficiency_pct")
+            if key in ncu and b and c.get(den):
+                n += 1
+                ok += abs(100 * c[num] / (32 * c[den]) - b) / b <= 0.10
+        print(f"lanes active counted over {name}: {ok} of {n} kernels within 10%")
     if not times_path:
         return
     estimates = {r["file"]: r["estimate"] for r in _load(emu_path) if r.get("estimate")}
@@ -409,6 +419,13 @@ def compare(emu_path: str, ncu_path: str, times_path: str | None) -> None:
     for rel, f, e, g, bound in sorted(errors, key=lambda x: -abs(x[0])):
         print(f"| {f} | {measured[f]['case']} | {e:.4g} | {g:.4g} | {100 * rel:+.0f}% | {bound} |")
 
+
+LANE_VARIANTS = {  # (thread executions, warp executions) in the emulator's counts
+    "memory instructions": ("active_lanes", "warp_inst"),
+    "basic blocks, unweighted": ("bb_lanes", "bb_inst"),
+    "basic blocks by code bytes": ("code_lanes", "code_inst"),
+    "basic blocks by code bytes, short branches predicated (the metric)": ("code_pred_lanes", "code_inst"),
+}
 
 FIT_GRID = {  # the model's three fitted constants (kernels/profile_model.py) and the values tried
     "L2_REPEAT_FRACTION": (0.0, 0.1, 0.25, 0.5, 1.0),

@@ -4,9 +4,9 @@
     PYTHONPATH=. python3 bench/profile_overhead.py --ncu [--out DIR]     # on a GPU with ncu: the ncu step's parts
 
 Times `kernels.profile_run.profile_emulated` (the counted re-run of one case on
-the check program + the sm_90 NVRTC compile for ptxas's resources) on the
-exercise's reference, after one warm-up call, and prints the median and the
-case it profiled. This is the time the judge adds after the verdict; compare it
+the profiler's program + the sm_90 NVRTC compile for ptxas's resources) on the
+exercise's reference, after one warm-up call (which compiles the profiler's
+program: printed apart), and prints the median and the case it profiled. This is the time the judge adds after the verdict; compare it
 with `bench/emu_speed.py`'s "judge run".
 """
 
@@ -115,7 +115,9 @@ def main() -> int:
     backend = EmuBackend()
     compiled = compile_submission(source, exercise, backend.arch)
     program = backend.build(exercise, source, compiled.constants)
+    started = time.perf_counter()
     profile = profile_emulated(exercise, source, backend, program, compiled.constants, 1)  # warm-up
+    first = time.perf_counter() - started  # compiles the profiler's program (the judge starts it beside the tests)
     times = []
     for _ in range(args.repeats):
         started = time.perf_counter()
@@ -124,6 +126,8 @@ def main() -> int:
     print(f"exercise           {exercise.id}, profiled case {profile['case'] if profile else None}")
     print(f"profile step       {statistics.median(times):.3f} s median of {args.repeats} "
           f"(min {min(times):.3f} s, max {max(times):.3f} s)")
+    print(f"first call         {first:.3f} s (with the profiler program's compile, which the judge "
+          f"overlaps with the tests)")
     return 0
 
 

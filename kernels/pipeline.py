@@ -57,6 +57,11 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
             compiled = CompileResult(exc.status, compiled.seconds, exc.log, exc.diagnostics)
             needs_gpu = exc.needs_gpu
     timings["compile_s"] = time.perf_counter() - started
+    if program is not None and hasattr(backend, "prepare_profile"):
+        from kernels import profile_run
+
+        if profile_run.enabled(exercise, backend.name):  # the emulator's profiler program, beside the tests (#16)
+            backend.prepare_profile(program)
     emit({"stage": "_compiled", "compile": compiled.to_dict()})
     finish = _finisher(exercise, backend, compiled, started, timings)
     if program is None:

@@ -104,7 +104,10 @@ def metrics_from_counts(c: dict[str, int]) -> dict[str, Any]:
         "shared_wavefronts_per_request": _ratio(c["shd_wavefronts"], c["shd_req"]),
         "shared_ideal_wavefronts_per_request": _ratio(c["shd_ideal"], c["shd_req"]),
         "shared_bank_conflict_ways_max": c["shd_max_ways"] if c["shd_req"] else None,
-        "warp_execution_efficiency_pct": _ratio(100 * c["active_lanes"], 32 * c["warp_inst"], 1),
+        # every executed basic block, weighted by its code, short branches counted as a GPU
+        # compiler predicates them (ncu's definition); memory instructions alone where no block was seen
+        "warp_execution_efficiency_pct": _ratio(100 * c["code_pred_lanes"], 32 * c["code_inst"], 1)
+        if c.get("code_inst") else _ratio(100 * c["active_lanes"], 32 * c["warp_inst"], 1),
         "global_lanes_active_pct": _ratio(100 * c["gmem_lanes"], 32 * c["gmem_inst"], 1),
         "atomics": c["atom_ops"],
         "atomics_per_address_max": c["atom_max"] if c["atom_ops"] else None,

@@ -1,9 +1,12 @@
 """The emulator's profiler counts (#16): one profiled run of the check program.
 
 The check build already sees every load and store of learner code (GCC's TSan
-instrumentation, runtime/kdojo_check.cpp). A request with mode bit 2 makes the
-runtime group those accesses into warp-wide instructions and answer, per
-launch, one "profile" diagnostic of `key=value` counts (runtime/kdojo_profile.cpp).
+instrumentation, runtime/kdojo_check.cpp); the profiler's program is the check
+program plus a call at every basic block (-fsanitize-coverage=trace-pc, compiled
+on first use: kernels/emu/build.py compile_profile_program). A request with mode
+bit 2 makes the runtime group the accesses into warp-wide instructions, count
+each lane's basic blocks, and answer, per launch, one "profile" diagnostic of
+`key=value` counts (runtime/kdojo_profile.cpp).
 The answer comes from the learner's process, so it is parsed as untrusted data:
 known keys only, non-negative integers, bounded.
 """
@@ -25,7 +28,10 @@ COUNT_KEYS = ("gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "
               # distinct global sectors read / written in the launch, global atomics alone (#16 estimate)
               "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs", "gatom_max",
               # lane accesses seen, recorded or not: a truncated launch's counts cover active_lanes / accesses
-              "accesses")
+              "accesses",
+              # every executed basic block (trace-pc): warp and thread executions, unweighted and weighted
+              # by the block's code bytes; bb_dropped: executions past the table of distinct blocks
+              "bb_inst", "bb_lanes", "code_inst", "code_lanes", "code_pred_lanes", "bb_dropped")
 _MAX_COUNT = 1 << 62
 # The profiled case must stay small: the check build is slow and records every access.
 PROFILE_MAX_THREADS = 1 << 16
@@ -79,7 +85,11 @@ def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s:
                            buffers[name].full.dtype.itemsize) for name in order]
     request = emu.encode_request(wire, [emu._wire_launch(launch, order) for launch in launches], adversarial=False)
     cpu_s = emu._cpu_budget(timeout_s)
-    got = program.handle.process("check", cpu_s).call(profile_request(request), timeout_s, cpu_s)
+    try:
+        proc = program.handle.profile_process(cpu_s)
+    except (emu.toolchain.CompilerLimit, emu.toolchain.ToolchainError, emu.SourceError) as exc:
+        raise ProfileUnavailable(f"the profiler's program did not build: {str(exc)[:200]}") from None
+    got = proc.call(profile_request(request), timeout_s, cpu_s)
     if isinstance(got, Crash) or got.fault_name is not None:
         raise ProfileUnavailable("the profiled run did not finish")
     try:

@@ -22,6 +22,7 @@ import os
 import platform
 import re
 import shutil
+import threading
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,32 @@ class EmuHandle:
     built: toolchain.Built
     exercise: Any
     processes: dict[str, ProgramProcess] = field(default_factory=dict)
+    check: Any = None  # the checks on the preprocessed source, for a program compiled later
+    _profile_build: threading.Thread | None = None
+    _profile_error: BaseException | None = None
+
+    def start_profile_build(self) -> None:
+        """Compile the profiler's program (#16: the check program with basic-block coverage) in
+        the background, e.g. while the tests run, so the profile step does not wait for it."""
+        if self._profile_build is None:
+            self._profile_build = threading.Thread(target=self._build_profile, name="kdojo-profile-build",
+                                                   daemon=True)
+            self._profile_build.start()
+
+    def _build_profile(self) -> None:
+        try:
+            toolchain.compile_profile_program(self.built, float(self.exercise.limits.compile_s), self.check)
+        except BaseException as exc:  # noqa: BLE001 — handed to profile_process's caller
+            self._profile_error = exc
+
+    def profile_process(self, cpu_s: int) -> ProgramProcess:
+        """The profiler's program's process; raises toolchain.CompilerLimit / ToolchainError
+        (or the source checks' SourceError) if it could not be built."""
+        self.start_profile_build()
+        self._profile_build.join()
+        if self._profile_error is not None:
+            raise self._profile_error
+        return self.process(toolchain.PROFILE_VARIANT, cpu_s)
 
     def process(self, variant: str, cpu_s: int, fresh: bool = False) -> ProgramProcess:
         proc = self.processes.get(variant)
@@ -109,6 +136,11 @@ class EmuBackend:
             toolchain.runtime_objects(variant)
         jail.mode()
 
+    def prepare_profile(self, program: Program) -> None:
+        """The judge will profile this program if it is accepted (#16): start compiling the
+        profiler's program now, beside the tests."""
+        program.handle.start_profile_build()
+
     def device_info(self) -> dict[str, Any]:
         return {"name": f"CPU emulator ({platform.machine()}, {os.cpu_count()} cores)",
                 "sm_clock_mhz": None, "temp_c": None}
@@ -127,9 +159,11 @@ class EmuBackend:
         names = _kernel_names(exercise)
         tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names,
                                                                                library_headers(source))
+        def check(text: str) -> None:
+            preprocessed.check(text, toolchain.RUNTIME_DIR)
+
         try:
-            built, messages, log = toolchain.compile_programs(
-                tu, float(exercise.limits.compile_s), check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR))
+            built, messages, log = toolchain.compile_programs(tu, float(exercise.limits.compile_s), check=check)
         except toolchain.CompilerLimit as exc:
             raise BuildError([Diagnostic(0, 0, "error", str(exc))], str(exc)) from None
         except SourceError as exc:  # the checks on what g++'s preprocessor made of the source
@@ -138,7 +172,7 @@ class EmuBackend:
         if built is None:
             diags = _compile_diagnostics(messages, exercise)
             raise BuildError(diags, "\n".join(f"{launcher.LEARNER_FILE}:{d.line}: {d.message}" for d in diags))
-        handle = EmuHandle(built, exercise)
+        handle = EmuHandle(built, exercise, check=check)
         weakref.finalize(handle, _close, handle.processes, built.work_dir)
         return Program(kernels=tuple(names), handle=handle)
 

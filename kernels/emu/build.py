@@ -9,6 +9,9 @@ Two programs per submission, compiled in parallel (one per core):
   (runtime/kdojo_check.cpp: bounds and data races): runs the small cases in
   adversarial (reversed) thread and block order.
 
+A third, `profile` (the check program plus basic-block coverage), only when an
+accepted attempt is profiled (compile_profile_program, #16).
+
 The runtime's own objects are compiled once per runtime version into a cache
 directory and linked statically with the learner's object, so a submission
 costs one g++ run per program (~0.2-0.4 s). The compiler runs jailed
@@ -59,6 +62,13 @@ _VOLATILE_STEPS = {
 # `volatile` as a type qualifier; `asm volatile(…)` (in a branch the preprocessor
 # drops, or refused as needing a GPU) is no volatile access.
 _VOLATILE = re.compile(r"(?<![\w$])(?<!asm )(?<!__asm__ )(?<!__asm )volatile\b")
+# The profiler's program (#16), compiled only when an accepted attempt is profiled: the check program
+# plus -fsanitize-coverage=trace-pc, so that every basic block of learner code calls the profiler
+# (runtime/kdojo_profile.cpp: warp execution efficiency over all executed code). Linked with the
+# check program's runtime objects. A call per basic block would slow every checked run (3x for a
+# WMMA GEMM), so the check program itself has no coverage.
+PROFILE_VARIANT = "profile"
+_LEARNER_FLAGS[PROFILE_VARIANT] = [*_LEARNER_FLAGS["check"], "-DKDOJO_COVERAGE", "-fsanitize-coverage=trace-pc"]
 _LINK = ["-static", "-no-pie"]
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")
 
@@ -260,6 +270,28 @@ def _run_step(argvs: dict[str, list[str]], work: Path, objects: dict[str, list[P
     return bool(failed), logs[failed[0]] if failed else ""
 
 
+def compile_profile_program(built: Built, timeout_s: float, check: Callable[[str], None] | None = None) -> Path:
+    """Compile the profiler's program (PROFILE_VARIANT) beside `built`'s, from the same source in
+    its work directory; its path (also added to built.programs). Raises CompilerLimit past
+    `timeout_s`, ToolchainError where the source compiled before but not now (never the learner's)."""
+    v = PROFILE_VARIANT
+    if v in built.programs:
+        return built.programs[v]
+    objects = {v: runtime_objects("check")}
+    compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], f"-I{RUNTIME_DIR}", "-save-temps=obj",
+                "-x", "c++", "-c", LEARNER_FILE, "-o", f"tu_{v}.o"]
+    link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
+    step = {v: ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]}
+    failed, log = _run_step(step, built.work_dir, objects, timeout_s, time.monotonic() + timeout_s)
+    if failed:
+        raise ToolchainError(f"the profiler's program does not build:\n{log[-4000:]}")
+    preprocessed = built.work_dir / f"tu_{v}.ii"
+    if check is not None:  # what it compiled, checked as the other programs' source was
+        check(_read_preprocessed(preprocessed, timeout_s))
+    built.programs[v] = built.work_dir / f"prog_{v}"
+    return built.programs[v]
+
+
 _LOG_CHARS = 64 * 1024
 # fork/vfork's EAGAIN as the driver or the shell prints it, at the start of a line (a
 # diagnostic about the learner's source starts with the file's name, a quoted line with spaces)
@@ -351,5 +383,6 @@ def _learner_line(frames: list[str]) -> int:
     return 0
 
 
-__all__ = ["Built", "CompileMessage", "CompilerLimit", "ToolchainError", "compile_programs", "parse_messages", "runtime_objects",
+__all__ = ["Built", "CompileMessage", "CompilerLimit", "ToolchainError", "compile_profile_program", "compile_programs",
+           "parse_messages", "runtime_objects",
            "symbolize", "toolchain_ok", "LAUNCHER_FILE", "LEARNER_FILE"]

@@ -6,8 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kernels.emu.build import compile_profile_program
 from kernels.emu.process import ProgramProcess
 from kernels.emu.protocol import ARG_BUFFER, ARG_INT, WireBuffer, WireLaunch, encode_request
+from kernels.profile import metrics_from_counts
 from kernels.profile_emu import launch_counts, parse_counts, profile_request
 from tests.emu.harness import compile_source
 
@@ -52,7 +54,11 @@ __global__ void hist(const int* keys, unsigned* bins, int n) {
 
 
 def run_counts(source: str, kernel: str, grid, block, args: list) -> dict[str, int]:
-    built = compile_source(source, (kernel,))
+    return counts_of(compile_source(source, (kernel,)), kernel, grid, block, args)
+
+
+def counts_of(built, kernel: str, grid, block, args: list) -> dict[str, int]:
+    """One profiled launch on the profiler's program (the judge's: compiled beside the others)."""
     wire, wargs = [], []
     for a in args:
         if isinstance(a, np.ndarray):
@@ -63,7 +69,7 @@ def run_counts(source: str, kernel: str, grid, block, args: list) -> dict[str, i
         else:
             wargs.append((ARG_INT, a))
     request = encode_request(wire, [WireLaunch(kernel, grid, block, 0, tuple(wargs))], False)
-    proc = ProgramProcess(built.programs["check"], 30)
+    proc = ProgramProcess(compile_profile_program(built, 60), 30)
     try:
         got = proc.call(profile_request(request), 30.0)
     finally:
@@ -124,6 +130,23 @@ def test_atomics_per_address_counts_contention():
     assert c["gld_req"] == 8 and c["gld_sectors"] == 8 * 4
 
 
+def test_the_check_program_counts_no_basic_block():
+    # coverage is the profiler's program's alone: a call per basic block would slow every checked run
+    built = compile_source(DIVERGE, ("diverge",))
+    n = 64
+    full = np.zeros(n + 2 * GUARD, np.float32)
+    wire = [WireBuffer("b0", full.tobytes(), GUARD * 4, n * 4, 4)]
+    request = encode_request(wire, [WireLaunch("diverge", (1, 1, 1), (64, 1, 1), 0, ((ARG_BUFFER, 0),))], False)
+    proc = ProgramProcess(built.programs["check"], 30)
+    try:
+        (c,) = launch_counts(proc.call(profile_request(request), 30.0))
+    finally:
+        proc.kill()
+    assert c["gst_req"] == 4 and (c["bb_inst"], c["code_inst"]) == (0, 0)
+    # and the metric falls back to memory instructions there
+    assert metrics_from_counts(c)["warp_execution_efficiency_pct"] == 50.0
+
+
 def test_the_fast_program_and_plain_requests_count_nothing():
     built = compile_source(DIVERGE, ("diverge",))
     n = 64
@@ -180,3 +203,111 @@ def test_a_wmma_fragment_is_counted_as_the_warps_wide_accesses_not_per_element()
     assert (c["gst_req"], c["gst_sectors"], c["gst_ideal"]) == (2, 32, 32)
     assert (c["warp_inst"], c["active_lanes"], c["accesses"]) == (3, 96, 96)
     assert (c["gld_unique"], c["gst_unique"]) == (16, 32)
+
+
+# Warp execution efficiency over all executed code (every basic block, trace-pc): the same
+# program run with different arguments, so that whatever the compiler made of the code around
+# it cancels out and the divergent part's lanes can be asserted exactly.
+ARITH = """
+__global__ void arith(float* out, int lim, int k) {
+    int lane = threadIdx.x % 32;
+    float x = threadIdx.x;
+    if (lane < lim) {
+        for (int j = 0; j < k; ++j) x = x * 1.0001f + 0.5f;
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
+}
+"""
+
+
+def test_half_warp_divergence_over_arithmetic_is_50_percent_efficient():
+    built = compile_source(ARITH, ("arith",))
+
+    def run(lim, k):
+        return counts_of(built, "arith", (2, 1, 1), (64, 1, 1), [np.zeros(128, np.float32), lim, k])
+
+    half10, half20, full10, full20 = run(16, 10), run(16, 20), run(32, 10), run(32, 20)
+    # no memory instruction diverges: only the store, by all lanes
+    assert (half20["warp_inst"], half20["active_lanes"]) == (4, 4 * 32)
+    # the warps issue the same code whether 16 or 32 lanes loop
+    for a, b in ((half10, full10), (half20, full20)):
+        assert (a["bb_inst"], a["code_inst"]) == (b["bb_inst"], b["code_inst"])
+    # the 10 extra iterations: issued by each of the 4 warps, with 16 lanes of 32 (with 32 of 32)
+    for inst, lanes in (("bb_inst", "bb_lanes"), ("code_inst", "code_lanes"), ("code_inst", "code_pred_lanes")):
+        extra = half20[inst] - half10[inst]
+        assert extra > 0 and extra % 40 == 0
+        assert half20[lanes] - half10[lanes] == 16 * extra  # 50%
+        assert full20[lanes] - full10[lanes] == 32 * extra  # 100%
+    assert half20["bb_dropped"] == 0
+    # the whole kernel tends to 50% as the divergent loop grows (the entry and the store: 32 lanes)
+    eff = metrics_from_counts(run(16, 1000))["warp_execution_efficiency_pct"]
+    assert 50.0 < eff < 51.0
+
+
+TREE = """
+__global__ void tree(float* data, int a, int b) {
+    __shared__ float buf[64];
+    int lane = threadIdx.x;
+    buf[lane] = data[blockIdx.x * 32 + lane];
+    buf[lane + 32] = 0.0f;
+    __syncwarp();
+    float acc = 0.0f;
+    for (int s = 16; s > 0; s >>= 1) {
+        if (lane < s * a + b) acc += buf[lane + s];
+        __syncwarp();
+    }
+    data[blockIdx.x * 32 + lane] = acc;
+}
+"""
+
+
+def test_a_tree_reductions_narrowing_steps_run_19_percent_of_lanes_unless_predicated():
+    built = compile_source(TREE, ("tree",))
+
+    def run(a, b):  # a step adds when lane < s * a + b
+        return counts_of(built, "tree", (3, 1, 1), (32, 1, 1), [np.ones(96, np.float32), a, b])
+
+    tree, every, none = run(1, 0), run(0, 32), run(0, 0)
+    warps = 3
+    for inst, lanes in (("bb_inst", "bb_lanes"), ("code_inst", "code_lanes")):
+        assert tree[inst] == every[inst]  # each step's body is issued whenever one lane takes it
+        body = every[inst] - none[inst]  # the body's 5 steps in each warp
+        assert body > 0 and body % (5 * warps) == 0
+        assert every[lanes] - none[lanes] == 32 * body
+        # by hand: steps s = 16, 8, 4, 2, 1 take 16 + 8 + 4 + 2 + 1 = 31 lanes of 5 × 32: 19.375%
+        assert (tree[lanes] - none[lanes]) * 5 == 31 * body
+    # a GPU compiler predicates so short a body (no branch): ncu counts its off lanes as active
+    body = every["code_inst"] - none["code_inst"]
+    assert tree["code_pred_lanes"] - none["code_pred_lanes"] == 32 * body
+    assert metrics_from_counts(tree)["warp_execution_efficiency_pct"] == 100.0
+    # the shared loads alone (the memory-instruction count): 5 steps, 31 lanes of 160
+    assert (tree["shd_req"] - none["shd_req"], tree["accesses"] - none["accesses"]) == (5 * warps, 31 * warps)
+
+
+STEPS = """
+__global__ void steps(float* out) {
+    __shared__ float s[32 * 5];
+    int lane = threadIdx.x;
+    for (int i = lane; i < 160; i += 32) s[i] = i;
+    __syncthreads();
+    float acc = 0.0f;
+    int step = 0;
+    for (int stride = 1; stride < 32; stride <<= 1, ++step) {
+        int partner = lane ^ stride;
+        if (partner > lane) acc += s[partner + 32 * step];
+        __syncthreads();
+    }
+    out[lane] = acc;
+}
+"""
+
+
+def test_a_lane_that_skips_a_step_is_not_paired_with_its_neighbours_next_step():
+    # the bitonic network's pattern (lesson 11's xor_partner.cu): at each step the lanes whose
+    # partner is above them read it. Each step's 16 loads hit 16 banks: 1 wavefront. Paired by
+    # "the n-th execution of the load" alone, lane 1's first load (step 2) met lane 2's (step 1)
+    # in the same bank, another word: 20 wavefronts, 5-way, where a GPU issues 10 conflict-free.
+    c = run_counts(STEPS, "steps", (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32)])
+    # 5 fill stores of 32 lanes, then 5 steps' loads of 16 lanes
+    assert (c["shd_req"], c["shd_wavefronts"], c["shd_max_ways"]) == (10, 10, 1)
+    assert c["active_lanes"] == 5 * 32 + 5 * 16 + 32  # and the store to out

@@ -160,9 +160,10 @@ def test_the_profiling_stage_reaches_the_page():
 
 
 def test_a_tree_reduction_is_not_told_it_diverges():
-    # block_sum's reference: its shared-memory tree steps use few lanes (47% over all memory
-    # instructions on the emulator) but its global loads use all 32; ncu measured 98.6%
+    # block_sum's reference: its lane-0 steps are short branches a GPU predicates, so over every
+    # executed basic block its warps run (nearly) full, as ncu measured (98.6%); over its memory
+    # instructions alone it was 47%. Its global loads use all 32 lanes.
     doc = judge("reduction.block_sum", (LESSONS / "02-reduction" / "exercises" / "block_sum" / "reference.cu").read_text())
     m = doc["profile"]["kernels"][0]["metrics"]
-    assert m["warp_execution_efficiency_pct"] < 50 <= m["global_lanes_active_pct"]
+    assert m["warp_execution_efficiency_pct"] >= 0.9 * 98.6 and m["global_lanes_active_pct"] >= 50
     assert "profile_divergence" not in codes(doc)

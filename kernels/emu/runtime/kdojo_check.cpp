@@ -277,6 +277,7 @@ void resolve_pending() {
 
 void check_block_begin() {
     resolve_pending();
+    profile_block_begin();  // #16
     // Shared memory (dynamic and static) is per block: forget the last block's accesses.
     Region& dyn = g_launch.back();
     std::fill(dyn.cells.begin(), dyn.cells.end(), Cell{});

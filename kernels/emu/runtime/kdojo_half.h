@@ -4,7 +4,7 @@
 #pragma once
 
 namespace kdojo {
-inline unsigned short float_to_half_bits(float f) {
+KDOJO_NO_COVERAGE inline unsigned short float_to_half_bits(float f) {
     unsigned int x;
     memcpy(&x, &f, 4);
     unsigned int sign = (x >> 16) & 0x8000u;
@@ -28,7 +28,7 @@ inline unsigned short float_to_half_bits(float f) {
     if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
     return static_cast<unsigned short>(half);
 }
-inline float half_bits_to_float(unsigned short h) {
+KDOJO_NO_COVERAGE inline float half_bits_to_float(unsigned short h) {
     unsigned int sign = (h & 0x8000u) << 16;
     unsigned int exp = (h >> 10) & 0x1Fu;
     unsigned int man = h & 0x3FFu;
@@ -50,14 +50,14 @@ inline float half_bits_to_float(unsigned short h) {
     memcpy(&f, &x, 4);
     return f;
 }
-inline unsigned short float_to_bf16_bits(float f) {
+KDOJO_NO_COVERAGE inline unsigned short float_to_bf16_bits(float f) {
     unsigned int x;
     memcpy(&x, &f, 4);
     if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<unsigned short>((x >> 16) | 0x40u);
     x += 0x7FFFu + ((x >> 16) & 1u);
     return static_cast<unsigned short>(x >> 16);
 }
-inline float bf16_bits_to_float(unsigned short b) {
+KDOJO_NO_COVERAGE inline float bf16_bits_to_float(unsigned short b) {
     unsigned int x = static_cast<unsigned int>(b) << 16;
     float f;
     memcpy(&f, &x, 4);
@@ -69,15 +69,15 @@ inline float bf16_bits_to_float(unsigned short b) {
     struct alignas(2) T {                                                                      \
         unsigned short __x;                                                                    \
         T() = default;                                                                         \
-        T(float f) : __x(::kdojo::TO(f)) {}                                                    \
-        T(double d) : __x(::kdojo::TO(static_cast<float>(d))) {}                               \
-        T(int i) : __x(::kdojo::TO(static_cast<float>(i))) {}                                  \
-        T(unsigned i) : __x(::kdojo::TO(static_cast<float>(i))) {}                             \
-        T(short i) : __x(::kdojo::TO(static_cast<float>(i))) {}                                \
-        T(unsigned short i) : __x(::kdojo::TO(static_cast<float>(i))) {}                       \
-        T(long long i) : __x(::kdojo::TO(static_cast<float>(i))) {}                            \
-        T(unsigned long long i) : __x(::kdojo::TO(static_cast<float>(i))) {}                   \
-        operator float() const { return ::kdojo::FROM(__x); }                                 \
+        KDOJO_NO_COVERAGE T(float f) : __x(::kdojo::TO(f)) {} \
+        KDOJO_NO_COVERAGE T(double d) : __x(::kdojo::TO(static_cast<float>(d))) {} \
+        KDOJO_NO_COVERAGE T(int i) : __x(::kdojo::TO(static_cast<float>(i))) {} \
+        KDOJO_NO_COVERAGE T(unsigned i) : __x(::kdojo::TO(static_cast<float>(i))) {} \
+        KDOJO_NO_COVERAGE T(short i) : __x(::kdojo::TO(static_cast<float>(i))) {} \
+        KDOJO_NO_COVERAGE T(unsigned short i) : __x(::kdojo::TO(static_cast<float>(i))) {} \
+        KDOJO_NO_COVERAGE T(long long i) : __x(::kdojo::TO(static_cast<float>(i))) {} \
+        KDOJO_NO_COVERAGE T(unsigned long long i) : __x(::kdojo::TO(static_cast<float>(i))) {} \
+        KDOJO_NO_COVERAGE operator float() const { return ::kdojo::FROM(__x); } \
         T& operator+=(T o) { *this = T(float(*this) + float(o)); return *this; }               \
         T& operator-=(T o) { *this = T(float(*this) - float(o)); return *this; }               \
         T& operator*=(T o) { *this = T(float(*this) * float(o)); return *this; }               \

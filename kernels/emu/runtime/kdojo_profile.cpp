@@ -4,20 +4,32 @@
 // lanes as fibers, one lane at a time between barriers. So every access of
 // learner code is recorded with its block, thread and instruction address
 // (pc), and at the end of the launch the n-th execution of a pc by each lane
-// of a warp is taken as the same warp-wide instruction: the key is (block,
-// warp, pc, n). Per warp instruction that gives what a profiler counts:
+// of a warp since the block's last __syncthreads() is taken as the same
+// warp-wide instruction: the key is (block, warp, pc, barriers passed, n).
+// (Without the barriers, a lane that skipped a loop step's access, e.g. in a
+// bitonic network's compare-and-swap whose partner is below it, would pair its
+// next step's access with its neighbours' current one.) Per warp instruction
+// that gives what a profiler counts:
 //   * global: the distinct 32-byte sectors touched (coalescing);
 //   * shared: the wavefronts, i.e. the most distinct 4-byte words any one of
 //     the 32 banks must serve (same word: a broadcast, free);
 //   * the lanes that executed it (divergence: active lanes / 32);
 //   * atomics: operations per address (contention).
-// Only memory instructions are seen (the hooks are TSan's), so warp execution
-// efficiency is counted over memory instructions, not every instruction.
+// Those hooks see memory instructions only. Warp execution efficiency counts
+// every executed basic block instead: the check build's learner code is also
+// compiled with -fsanitize-coverage=trace-pc, so each basic block it enters
+// calls __sanitizer_cov_trace_pc (below; a return when the request does not
+// count). Each lane's executions of each block are counted; at the end of a
+// CUDA block, per warp and basic block, the warp executed it as often as its
+// busiest lane did (lanes reconverge after a branch) and the lanes' sum is its
+// thread executions. A basic block weighs its x86 code bytes (from its call
+// site to the next one), an instruction count's stand-in.
 #include "kdojo_profile.h"
 
 #include "kdojo_rt_internal.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,16 +45,19 @@ namespace {
 enum : uint8_t { F_SHARED = 1, F_WRITE = 2, F_ATOMIC = 4 };
 
 struct Rec {
-    uint64_t pc;
     uint64_t addr;
+    uint32_t pc;     // the static program's code address (< 2^31), or bit 31 | the learner's line (atomics)
     uint32_t block;
-    uint32_t tid;
-    uint32_t occ;  // this thread's n-th execution of pc (filled at the end)
+    uint32_t epoch;  // the barriers (__syncthreads) the thread had passed in its block
+    uint32_t occ;    // this thread's n-th execution of pc since that barrier (filled at the end)
+    uint16_t tid;
     uint16_t bytes;
     uint8_t flags;
 };
+static_assert(sizeof(Rec) == 32, "a record is 32 bytes");
+uint32_t pc32(uint64_t pc) { return static_cast<uint32_t>((pc >> 32 ? 0x80000000u : 0u) | (pc & 0x7fffffffu)); }
 
-// 2^21 records (64 MiB) per launch: the judge profiles one small case.
+// 2^21 records (64 MiB: 32 bytes each) per launch: the judge profiles one small case.
 constexpr size_t kMaxRecords = size_t(1) << 21;
 std::vector<Rec> g_recs;
 bool g_truncated = false;
@@ -50,18 +65,20 @@ uint64_t g_accesses = 0;  // lane accesses seen in the launch, recorded or not (
 unsigned g_launch_index = 0;
 
 struct Totals {
-    uint64_t v[26] = {};
+    uint64_t v[32] = {};
 };
 enum {
     GLD_REQ, GLD_SECTORS, GLD_IDEAL, GST_REQ, GST_SECTORS, GST_IDEAL, SHD_REQ, SHD_WAVES, SHD_IDEAL, SHD_MAX_WAYS,
     WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, GMEM_INST, GMEM_LANES,
-    GLD_UNIQUE, GST_UNIQUE, GATOM_OPS, GATOM_ADDRS, GATOM_MAX, ACCESSES, N_KEYS
+    GLD_UNIQUE, GST_UNIQUE, GATOM_OPS, GATOM_ADDRS, GATOM_MAX, ACCESSES,
+    BB_INST, BB_LANES, CODE_INST, CODE_LANES, CODE_PRED_LANES, BB_DROPPED, N_KEYS
 };
 const char* const kNames[N_KEYS] = {"gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "gst_ideal",
                                     "shd_req", "shd_wavefronts", "shd_ideal", "shd_max_ways", "warp_inst",
                                     "active_lanes", "atom_ops", "atom_addrs", "atom_max", "truncated", "gmem_inst",
                                     "gmem_lanes", "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs",
-                                    "gatom_max", "accesses"};
+                                    "gatom_max", "accesses", "bb_inst", "bb_lanes", "code_inst", "code_lanes",
+                                    "code_pred_lanes", "bb_dropped"};
 // Every global sector read or written in the launch (distinct ones: what DRAM
 // must move at least once, the estimate's DRAM term, kernels/profile_model.py).
 std::vector<uint64_t> g_read_sectors, g_write_sectors;
@@ -113,7 +130,7 @@ void fold_fragment() {
     g_frag.clear();
 }
 
-// One warp instruction: the records [lo, hi) share (block, warp, pc, occ).
+// One warp instruction: the records [lo, hi) share (block, warp, pc, epoch, occ).
 void fold_global(const Rec* lo, const Rec* hi, uint64_t lanes, Totals& t) {
     std::vector<uint64_t> sectors;
     for (const Rec* r = lo; r < hi; ++r)
@@ -151,13 +168,144 @@ void assign_occurrences() {
     std::stable_sort(g_recs.begin(), g_recs.end(), [](const Rec& a, const Rec& b) {
         if (a.block != b.block) return a.block < b.block;
         if (a.tid != b.tid) return a.tid < b.tid;
-        return a.pc < b.pc;
+        if (a.pc != b.pc) return a.pc < b.pc;
+        return a.epoch < b.epoch;
     });
     for (size_t i = 0; i < g_recs.size(); ++i) {
         const bool same = i > 0 && g_recs[i - 1].block == g_recs[i].block && g_recs[i - 1].tid == g_recs[i].tid &&
-                          g_recs[i - 1].pc == g_recs[i].pc;
+                          g_recs[i - 1].pc == g_recs[i].pc && g_recs[i - 1].epoch == g_recs[i].epoch;
         g_recs[i].occ = same ? g_recs[i - 1].occ + 1 : 0;
     }
+}
+
+// ---- basic blocks (warp execution efficiency over all executed code) ----
+// pc (the trace call's return address) → dense index: open addressing, the check build is
+// single-threaded. At most kMaxBlocks distinct basic blocks are counted (past it: bb_dropped).
+constexpr size_t kMaxBlocks = size_t(1) << 15;
+constexpr size_t kSlots = kMaxBlocks * 2;
+std::vector<uint64_t> g_slot_pc;    // 0: empty
+std::vector<uint32_t> g_slot_idx;
+std::vector<uint64_t> g_bb_pc;      // index → pc
+std::vector<uint32_t> g_bb_bytes;   // index → code bytes (0: not measured yet)
+std::vector<uint8_t> g_bb_loop;     // index → a one-block loop (code_bytes)
+std::vector<std::vector<uint32_t>> g_lane_bb;  // thread of the running block → executions per index
+size_t g_block_threads_seen = 0;    // threads of the running block that entered a basic block: [0, n)
+std::vector<uint64_t> g_bb_warp, g_bb_lanes, g_bb_pred_lanes;  // this launch, per index
+uint64_t g_bb_dropped = 0;
+
+uint32_t bb_index(uint64_t pc) {
+    if (g_slot_pc.empty()) {
+        g_slot_pc.assign(kSlots, 0);
+        g_slot_idx.assign(kSlots, 0);
+    }
+    size_t h = (pc * 0x9E3779B97F4A7C15ull) >> 48;  // 16 bits: kSlots is 2^16
+    for (;; h = (h + 1) & (kSlots - 1)) {
+        if (g_slot_pc[h] == pc) return g_slot_idx[h];
+        if (g_slot_pc[h] == 0) break;
+    }
+    if (g_bb_pc.size() >= kMaxBlocks) return UINT32_MAX;
+    g_slot_pc[h] = pc;
+    g_slot_idx[h] = static_cast<uint32_t>(g_bb_pc.size());
+    g_bb_pc.push_back(pc);
+    g_bb_bytes.push_back(0);
+    g_bb_loop.push_back(0);
+    return g_slot_idx[h];
+}
+
+extern "C" void __sanitizer_cov_trace_pc();
+extern "C" void __tsan_func_exit();
+
+// The basic block's code: from its trace call's return address to the next trace call or the
+// function's exit hook (both direct `call rel32`, the static program's only form), at most 256
+// bytes, so a function's prologue, epilogue and cold paths weigh nothing (a GPU inlines device
+// functions). `loop`: the block ends with a jump back to its own start (a one-block loop).
+uint32_t code_bytes(uint64_t ret, bool& loop) {
+    const auto trace = reinterpret_cast<uint64_t>(&__sanitizer_cov_trace_pc);
+    const auto exit = reinterpret_cast<uint64_t>(&__tsan_func_exit);
+    const auto* p = reinterpret_cast<const unsigned char*>(ret);
+    const uint64_t start = ret - 5;  // the trace call: where a jump back to this block lands
+    loop = false;
+    for (uint32_t d = 0; d < 256; ++d) {
+        if (p[d] != 0xe8) continue;
+        int32_t rel;
+        memcpy(&rel, p + d + 1, 4);
+        const uint64_t to = ret + d + 5 + static_cast<int64_t>(rel);
+        if (to != trace && to != exit) continue;
+        const uint64_t end = ret + d;
+        if (d >= 2 && ((p[d - 2] >= 0x70 && p[d - 2] <= 0x7f) || p[d - 2] == 0xeb))  // jcc / jmp rel8
+            loop |= end + static_cast<int8_t>(p[d - 1]) == start;
+        if (d >= 6 && p[d - 6] == 0x0f && p[d - 5] >= 0x80 && p[d - 5] <= 0x8f) {  // jcc rel32
+            int32_t j;
+            memcpy(&j, p + d - 4, 4);
+            loop |= end + static_cast<int64_t>(j) == start;
+        }
+        return std::max<uint32_t>(d, 1);
+    }
+    return 256;
+}
+
+// A CUDA block is over: fold its lanes' counts into warp and thread executions. Also the
+// thread executions as if a GPU compiler had predicated short branches instead of jumping
+// (if-conversion: a basic block of at most kPredicatedBytes, not a loop, entered by only some of
+// the warp's lanes, issued with all of them, which is how ncu counts a predicated-off lane: active).
+constexpr uint32_t kPredicatedBytes = 64;
+uint32_t bytes_of(size_t i) {
+    if (!g_bb_bytes[i]) {
+        bool loop;
+        g_bb_bytes[i] = code_bytes(g_bb_pc[i], loop);
+        g_bb_loop[i] = loop;
+    }
+    return g_bb_bytes[i];
+}
+
+void fold_block_bbs() {
+    for (size_t w0 = 0; w0 < g_block_threads_seen; w0 += 32) {
+        size_t end = std::min(g_block_threads_seen, w0 + 32), n = 0, lanes = 0;
+        for (size_t l = w0; l < end; ++l) {
+            n = std::max(n, g_lane_bb[l].size());
+            lanes += !g_lane_bb[l].empty();
+        }
+        if (g_bb_warp.size() < n) {
+            g_bb_warp.resize(n, 0);
+            g_bb_lanes.resize(n, 0);
+            g_bb_pred_lanes.resize(n, 0);
+        }
+        for (size_t i = 0; i < n; ++i) {
+            uint32_t most = 0, entered = 0;
+            uint64_t sum = 0;
+            for (size_t l = w0; l < end; ++l) {
+                const std::vector<uint32_t>& v = g_lane_bb[l];
+                uint32_t c = i < v.size() ? v[i] : 0;
+                most = std::max(most, c);
+                sum += c;
+                entered += c != 0;
+            }
+            g_bb_warp[i] += most;
+            g_bb_lanes[i] += sum;
+            bool predicated = most && entered < lanes && bytes_of(i) <= kPredicatedBytes && !g_bb_loop[i];
+            g_bb_pred_lanes[i] += predicated ? uint64_t(most) * lanes : sum;
+        }
+        for (size_t l = w0; l < end; ++l) g_lane_bb[l].clear();
+    }
+    g_block_threads_seen = 0;
+}
+
+// (warp executions, thread executions) of the launch's basic blocks: unweighted, then by code bytes.
+void bb_totals(Totals& t) {
+    fold_block_bbs();
+    for (size_t i = 0; i < g_bb_warp.size(); ++i) {
+        if (!g_bb_warp[i]) continue;
+        uint64_t bytes = bytes_of(i);
+        t.v[BB_INST] += g_bb_warp[i];
+        t.v[BB_LANES] += g_bb_lanes[i];
+        t.v[CODE_INST] += g_bb_warp[i] * bytes;
+        t.v[CODE_LANES] += g_bb_lanes[i] * bytes;
+        t.v[CODE_PRED_LANES] += g_bb_pred_lanes[i] * bytes;
+    }
+    t.v[BB_DROPPED] = g_bb_dropped;
+    g_bb_warp.clear();
+    g_bb_lanes.clear();
+    g_bb_pred_lanes.clear();
 }
 
 Totals fold() {
@@ -167,6 +315,7 @@ Totals fold() {
         if (a.block != b.block) return a.block < b.block;
         if (a.tid / 32 != b.tid / 32) return a.tid / 32 < b.tid / 32;
         if (a.pc != b.pc) return a.pc < b.pc;
+        if (a.epoch != b.epoch) return a.epoch < b.epoch;
         if (a.occ != b.occ) return a.occ < b.occ;
         return a.tid < b.tid;
     });
@@ -177,9 +326,9 @@ Totals fold() {
         size_t j = i;
         const Rec& k = g_recs[i];
         while (j < g_recs.size() && g_recs[j].block == k.block && g_recs[j].tid / 32 == k.tid / 32 &&
-               g_recs[j].pc == k.pc && g_recs[j].occ == k.occ)
+               g_recs[j].pc == k.pc && g_recs[j].epoch == k.epoch && g_recs[j].occ == k.occ)
             ++j;
-        uint64_t lanes = j - i;  // one record per lane: occ makes (tid, pc, occ) unique
+        uint64_t lanes = j - i;  // one record per lane: occ makes (tid, pc, epoch, occ) unique
         t.v[WARP_INST] += 1;
         t.v[ACTIVE_LANES] += lanes;
         if (!(k.flags & F_SHARED)) {  // global memory (atomics too): what a memory-bound kernel waits on
@@ -222,8 +371,10 @@ Totals fold() {
     t.v[TRUNCATED] = g_truncated;
     // a truncated launch's counts cover records ÷ accesses of it (the estimate scales them up)
     t.v[ACCESSES] = g_accesses;
+    bb_totals(t);
     return t;
 }
+
 
 }  // namespace
 
@@ -238,7 +389,32 @@ void profile_launch_begin() {
     g_frag_totals = Totals{};
     g_frag_read.clear();
     g_frag_write.clear();
+    g_block_threads_seen = 0;
+    g_bb_warp.clear();
+    g_bb_lanes.clear();
+    g_bb_pred_lanes.clear();
+    g_bb_dropped = 0;
     ++g_launch_index;
+}
+
+void profile_block_begin() {
+    if (g_profile) fold_block_bbs();
+}
+
+void profile_basic_block(uint64_t pc) {
+    Thread* t = current_thread();
+    if (!t || !g_block_linear) return;
+    uint32_t i = bb_index(pc);
+    if (i == UINT32_MAX) {
+        ++g_bb_dropped;
+        return;
+    }
+    size_t lane = t->st.linear;
+    if (lane >= g_lane_bb.size()) g_lane_bb.resize(lane + 1);
+    g_block_threads_seen = std::max(g_block_threads_seen, lane + 1);
+    std::vector<uint32_t>& v = g_lane_bb[lane];
+    if (i >= v.size()) v.resize(i + 1, 0);
+    ++v[i];
 }
 
 void profile_fragment(bool on) {
@@ -257,7 +433,7 @@ void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool 
     if (!t || !bytes) return;
     if (g_fragment) {  // a WMMA fragment op: lane 0's accesses stand for the warp's (fold_fragment)
         if (t->st.linear % 32 == 0 && g_frag.size() < (size_t(1) << 16))
-            g_frag.push_back(Rec{pc, addr, g_block_linear, t->st.linear, 0,
+            g_frag.push_back(Rec{addr, pc32(pc), g_block_linear, t->bar_epoch, 0, static_cast<uint16_t>(t->st.linear),
                                  static_cast<uint16_t>(std::min<size_t>(bytes, 65535)),
                                  uint8_t((shared ? F_SHARED : 0) | (write ? F_WRITE : 0))});
         return;
@@ -268,7 +444,8 @@ void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool 
         return;
     }
     uint8_t flags = (shared ? F_SHARED : 0) | (write ? F_WRITE : 0) | (atomic ? F_ATOMIC : 0);
-    g_recs.push_back(Rec{pc, addr, g_block_linear, t->st.linear, 0, static_cast<uint16_t>(std::min<size_t>(bytes, 65535)),
+    g_recs.push_back(Rec{addr, pc32(pc), g_block_linear, t->bar_epoch, 0, static_cast<uint16_t>(t->st.linear),
+                         static_cast<uint16_t>(std::min<size_t>(bytes, 65535)),
                          flags});
 }
 
@@ -289,7 +466,16 @@ void profile_launch_begin() {}
 void profile_access(bool, uintptr_t, size_t, bool, bool, uint64_t) {}
 void profile_launch_end() {}
 void profile_fragment(bool) {}
+void profile_block_begin() {}
 
 #endif
 
 }  // namespace kdojo
+
+#ifdef KDOJO_CHECK
+// GCC's -fsanitize-coverage=trace-pc (the check build's learner code): every basic block.
+extern "C" void __sanitizer_cov_trace_pc() {
+    if (__builtin_expect(!kdojo::g_profile, 1)) return;
+    kdojo::profile_basic_block(reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+}
+#endif

@@ -17,5 +17,9 @@ void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool 
 // Folds the launch's accesses into per-warp-instruction metrics and adds them
 // to the answer as one "profile" diagnostic (pc: the launch's 1-based index).
 void profile_launch_end();
+// A CUDA block starts: folds the last block's per-lane basic-block counts into per-warp ones.
+void profile_block_begin();
+// The running thread entered the basic block whose trace call returns to `pc`.
+void profile_basic_block(uint64_t pc);
 
 }  // namespace kdojo
