@@ -87,7 +87,7 @@ def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s:
     cpu_s = emu._cpu_budget(timeout_s)
     try:
         proc = program.handle.profile_process(cpu_s)
-    except (emu.toolchain.CompilerLimit, emu.toolchain.ToolchainError, emu.SourceError) as exc:
+    except (emu.toolchain.CompilerLimit, emu.toolchain.ToolchainError) as exc:
         raise ProfileUnavailable(f"the profiler's program did not build: {str(exc)[:200]}") from None
     got = proc.call(profile_request(request), timeout_s, cpu_s)
     if isinstance(got, Crash) or got.fault_name is not None:

@@ -65,7 +65,6 @@ class EmuHandle:
     built: toolchain.Built
     exercise: Any
     processes: dict[str, ProgramProcess] = field(default_factory=dict)
-    check: Any = None  # the checks on the preprocessed source, for a program compiled later
     _profile_build: threading.Thread | None = None
     _profile_error: BaseException | None = None
 
@@ -79,13 +78,13 @@ class EmuHandle:
 
     def _build_profile(self) -> None:
         try:
-            toolchain.compile_profile_program(self.built, float(self.exercise.limits.compile_s), self.check)
+            toolchain.compile_profile_program(self.built, float(self.exercise.limits.compile_s))
         except BaseException as exc:  # noqa: BLE001 — handed to profile_process's caller
             self._profile_error = exc
 
     def profile_process(self, cpu_s: int) -> ProgramProcess:
         """The profiler's program's process; raises toolchain.CompilerLimit / ToolchainError
-        (or the source checks' SourceError) if it could not be built."""
+        if it could not be built."""
         self.start_profile_build()
         self._profile_build.join()
         if self._profile_error is not None:
@@ -159,11 +158,9 @@ class EmuBackend:
         names = _kernel_names(exercise)
         tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names,
                                                                                library_headers(source))
-        def check(text: str) -> None:
-            preprocessed.check(text, toolchain.RUNTIME_DIR)
-
         try:
-            built, messages, log = toolchain.compile_programs(tu, float(exercise.limits.compile_s), check=check)
+            built, messages, log = toolchain.compile_programs(
+                tu, float(exercise.limits.compile_s), check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR))
         except toolchain.CompilerLimit as exc:
             raise BuildError([Diagnostic(0, 0, "error", str(exc))], str(exc)) from None
         except SourceError as exc:  # the checks on what g++'s preprocessor made of the source
@@ -172,7 +169,7 @@ class EmuBackend:
         if built is None:
             diags = _compile_diagnostics(messages, exercise)
             raise BuildError(diags, "\n".join(f"{launcher.LEARNER_FILE}:{d.line}: {d.message}" for d in diags))
-        handle = EmuHandle(built, exercise, check=check)
+        handle = EmuHandle(built, exercise)
         weakref.finalize(handle, _close, handle.processes, built.work_dir)
         return Program(kernels=tuple(names), handle=handle)
 

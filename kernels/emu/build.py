@@ -62,13 +62,14 @@ _VOLATILE_STEPS = {
 # `volatile` as a type qualifier; `asm volatile(…)` (in a branch the preprocessor
 # drops, or refused as needing a GPU) is no volatile access.
 _VOLATILE = re.compile(r"(?<![\w$])(?<!asm )(?<!__asm__ )(?<!__asm )volatile\b")
-# The profiler's program (#16), compiled only when an accepted attempt is profiled: the check program
-# plus -fsanitize-coverage=trace-pc, so that every basic block of learner code calls the profiler
-# (runtime/kdojo_profile.cpp: warp execution efficiency over all executed code). Linked with the
-# check program's runtime objects. A call per basic block would slow every checked run (3x for a
-# WMMA GEMM), so the check program itself has no coverage.
+# The profiler's program (#16), compiled only for profiled exercises: the check program's own
+# preprocessed source (tu_check.ii, already checked) compiled again with -fsanitize-coverage=trace-pc,
+# so that every basic block of learner code calls the profiler (runtime/kdojo_profile.cpp: warp
+# execution efficiency over all executed code), and linked with the check program's runtime
+# objects. A call per basic block would slow every checked run (3x for a WMMA GEMM), so the check
+# program itself has no coverage.
 PROFILE_VARIANT = "profile"
-_LEARNER_FLAGS[PROFILE_VARIANT] = [*_LEARNER_FLAGS["check"], "-DKDOJO_COVERAGE", "-fsanitize-coverage=trace-pc"]
+_LEARNER_FLAGS[PROFILE_VARIANT] = [*_LEARNER_FLAGS["check"], "-fsanitize-coverage=trace-pc"]
 _LINK = ["-static", "-no-pie"]
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")
 
@@ -270,24 +271,22 @@ def _run_step(argvs: dict[str, list[str]], work: Path, objects: dict[str, list[P
     return bool(failed), logs[failed[0]] if failed else ""
 
 
-def compile_profile_program(built: Built, timeout_s: float, check: Callable[[str], None] | None = None) -> Path:
-    """Compile the profiler's program (PROFILE_VARIANT) beside `built`'s, from the same source in
-    its work directory; its path (also added to built.programs). Raises CompilerLimit past
-    `timeout_s`, ToolchainError where the source compiled before but not now (never the learner's)."""
+def compile_profile_program(built: Built, timeout_s: float) -> Path:
+    """Compile the profiler's program (PROFILE_VARIANT) beside `built`'s, from the check program's
+    preprocessed source in its work directory (what the source checks read, so they need not run
+    again); its path (also added to built.programs). Raises CompilerLimit past `timeout_s`,
+    ToolchainError where it does not build (the check program did: never the learner's fault)."""
     v = PROFILE_VARIANT
     if v in built.programs:
         return built.programs[v]
     objects = {v: runtime_objects("check")}
-    compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], f"-I{RUNTIME_DIR}", "-save-temps=obj",
-                "-x", "c++", "-c", LEARNER_FILE, "-o", f"tu_{v}.o"]
+    compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], "-fpreprocessed", "-x", "c++", "-c", "tu_check.ii",
+                "-o", f"tu_{v}.o"]
     link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
     step = {v: ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]}
     failed, log = _run_step(step, built.work_dir, objects, timeout_s, time.monotonic() + timeout_s)
     if failed:
         raise ToolchainError(f"the profiler's program does not build:\n{log[-4000:]}")
-    preprocessed = built.work_dir / f"tu_{v}.ii"
-    if check is not None:  # what it compiled, checked as the other programs' source was
-        check(_read_preprocessed(preprocessed, timeout_s))
     built.programs[v] = built.work_dir / f"prog_{v}"
     return built.programs[v]
 

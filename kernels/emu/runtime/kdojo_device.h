@@ -59,11 +59,13 @@
 
 #endif  // KDOJO_RUNTIME_IMPL
 
-#if defined(KDOJO_CHECK) && defined(KDOJO_COVERAGE)
-// The profiler's program (#16: -fsanitize-coverage, kernels/emu/build.py) counts no basic block
-// of what emulates one GPU instruction with many x86 ones: half/bf16 conversions, WMMA fragment
-// ops. GCC inlines neither way between code with and without coverage, so there such code stays
-// a call from learner code (and inlines into other uncovered code).
+#ifdef KDOJO_CHECK
+// The profiler's program (#16: the check program's preprocessed source compiled again with
+// -fsanitize-coverage, kernels/emu/build.py) counts no basic block of what emulates one GPU
+// instruction with many x86 ones: half/bf16 conversions, WMMA fragment ops. There GCC inlines
+// neither way between code with and without coverage, so such code stays a call from learner
+// code (and inlines into other uncovered code); in the check program itself (no coverage at
+// all) the attribute changes nothing.
 #define KDOJO_NO_COVERAGE __attribute__((no_sanitize_coverage))
 #else
 #define KDOJO_NO_COVERAGE
