@@ -92,6 +92,7 @@ class Built:
     work_dir: Path
     programs: dict[str, Path]
     seconds: float
+    volatile_steps: bool = False  # compiled with _VOLATILE_STEPS (the profiler's program must be too)
 
 
 def gxx() -> str | None:
@@ -233,7 +234,8 @@ def compile_programs(tu_text: str, timeout_s: float,
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    return Built(work, {v: work / f"prog_{v}" for v in VARIANTS}, time.monotonic() - started), [], ""
+    return Built(work, {v: work / f"prog_{v}" for v in VARIANTS}, time.monotonic() - started,
+                 bool(_VOLATILE.search(tu_text))), [], ""
 
 
 _MAX_PREPROCESSED_BYTES = 64 << 20
@@ -280,7 +282,8 @@ def compile_profile_program(built: Built, timeout_s: float) -> Path:
     if v in built.programs:
         return built.programs[v]
     objects = {v: runtime_objects("check")}
-    compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], "-fpreprocessed", "-x", "c++", "-c", "tu_check.ii",
+    steps_flags = _VOLATILE_STEPS["check"] if built.volatile_steps else []  # lockstep as in the check program
+    compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], *steps_flags, "-fpreprocessed", "-x", "c++", "-c", "tu_check.ii",
                 "-o", f"tu_{v}.o"]
     link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
     step = {v: ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]}

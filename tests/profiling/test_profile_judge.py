@@ -167,3 +167,13 @@ def test_a_tree_reduction_is_not_told_it_diverges():
     m = doc["profile"]["kernels"][0]["metrics"]
     assert m["warp_execution_efficiency_pct"] >= 0.9 * 98.6 and m["global_lanes_active_pct"] >= 50
     assert "profile_divergence" not in codes(doc)
+
+
+def test_a_volatile_warp_reduction_is_profiled_like_it_is_judged():
+    # the classic last-warp reduction through a volatile pointer: accepted (warp lockstep, #12) and
+    # profiled, its profiler program built with the check program's volatile lockstep too (#16)
+    exercise = find_exercise("reduction.block_sum")
+    source = (REPO_ROOT / "tests/realworld/kernels/block_sum_volatile_last_warp.cu").read_text()
+    doc = run_pipeline(exercise, source, EmuBackend(), bench=False, seed=1, emit=lambda event: None)
+    assert doc["verdict"] == "accepted", doc["message"]
+    assert doc["profile"]["kernels"][0]["metrics"]["warp_execution_efficiency_pct"] > 0
