@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
 from app.i18n import request_lang
 
@@ -77,11 +77,19 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return await http_exception_handler(request, exc)
 
 
+def validation_detail(exc: RequestValidationError) -> list[dict[str, Any]]:
+    """The 422's items as `{type, loc, msg}`: FastAPI's shape without the
+    offending `input` (a body of `1e999` parses to infinity, which JSON cannot
+    carry back; and a 1 MiB field need not come back either) or `ctx`."""
+    return [{"type": str(e.get("type", "")), "loc": [str(p) if not isinstance(p, int) else p for p in e.get("loc", ())],
+             "msg": str(e.get("msg", ""))} for e in exc.errors()]
+
+
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     if wants_html(request):
         return error_page(request, 404)  # a page address with a malformed part names no page
-    return await request_validation_exception_handler(request, exc)
+    return JSONResponse({"detail": validation_detail(exc)}, status_code=422)
 
 
 def install(app: FastAPI) -> None:

@@ -129,6 +129,20 @@ def test_huge_ids_in_bodies_are_422(client):
         assert response.status_code == 422, (path, response.text)
 
 
+@pytest.mark.parametrize("body", [b"1e999999", b"-1e999", b'"text"',
+                                  b'{"exercise_id": 1e999, "source": "x", "lesson_id": 1e999, "message": 1e999,'
+                                  b' "email": 1e999, "password": 1e999, "body": 1e999, "exercise_ids": [1e999]}'])
+@pytest.mark.parametrize("path", ["/api/submissions", "/api/bug-reports", "/auth/signin", "/auth/signup",
+                                  "/api/lessons/reduction/comments", "/api/progress/merge"])
+def test_json_numbers_past_a_double_are_422_not_500(client, path, body):
+    """`1e999` parses to infinity, which the 422 used to echo back as its `input`
+    and fail to serialize (a 500). The items carry type, loc and msg only."""
+    signup(client)
+    response = client.post(path, content=body, headers=csrf(client) | {"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert all(set(item) == {"type", "loc", "msg"} for item in response.json()["detail"])
+
+
 def test_every_422_detail_is_a_list(client):
     signup(client)
     service = client.post("/api/submissions", json={"exercise_id": "reduction.block_sum", "source": "  "},
