@@ -180,10 +180,27 @@
       if (!items.length) return;
       const box = show(this.parts.diagnostics, true);
       box.replaceChildren(el("h4", { text: S.diagnostics }));
+      // One item per kind and line: a missing bounds check reports the same
+      // line once per test case and buffer; the rest fold under the first.
+      const groups = new Map();
+      for (const d of items) {
+        const key = (d.kind || "") + ":" + (d.line || "");
+        if (!groups.has(key)) groups.set(key, []);
+        groups.get(key).push(d);
+      }
       const list = el("ul");
-      for (const d of items) list.append(el("li", { class: "diag " + (d.kind || "") },
-        el("span", { class: "diag-kind", "data-kind": d.kind || "", text: S["diag." + d.kind] || d.kind || "" }), d.line ? " " + K.fmt(S.line, { line: d.line }) + ": " : ": ",
-        el("span", { text: d.message || "" })));
+      for (const [, same] of groups) {
+        const d = same[0];
+        const li = el("li", { class: "diag " + (d.kind || "") },
+          el("span", { class: "diag-kind", "data-kind": d.kind || "", text: S["diag." + d.kind] || d.kind || "" }), d.line ? " " + K.fmt(S.line, { line: d.line }) + ": " : ": ",
+          el("span", { class: "diag-message", text: d.message || "" }));
+        if (same.length > 1) {
+          const rest = el("ul");
+          for (const other of same.slice(1)) rest.append(el("li", { text: other.message || "" }));
+          li.append(el("details", { class: "diag-more" }, el("summary", { text: K.fmt(S.diag_more, { n: same.length - 1 }) }), rest));
+        }
+        list.append(li);
+      }
       box.append(list);
     }
 

@@ -65,7 +65,7 @@ def test_correct_kernel_is_accepted_live_and_the_xp_bar_moves(page, artifacts: P
     assert seen[0] == "queued" and seen[-1] == "done"
     assert "compiling" in seen and "testing" in seen
     assert re.fullmatch(r"테스트 중 4/4 · \d+\.\d초", page.locator(".exercise .stages li[data-stage='testing']").inner_text())
-    assert "accepted" in page.locator(".verdict-name").inner_text()
+    assert page.locator(".verdict-name").inner_text() == "통과"  # the name, never the raw id
     tests = page.locator(".exercise .tests li.test")
     assert tests.count() == 4
     assert all(tests.nth(i).get_attribute("data-status") == "pass" for i in range(4))
@@ -83,7 +83,8 @@ def test_correct_kernel_is_accepted_live_and_the_xp_bar_moves(page, artifacts: P
     assert "in[i] + 1.0f" in reference.locator(".reference-body").inner_text()
     # The attempts history lists this submission.
     page.locator(".exercise .attempts .attempt-list li").first.wait_for()
-    assert "accepted" in page.locator(".exercise .attempts").inner_text()
+    attempts = page.locator(".exercise .attempts").inner_text()
+    assert "제출 · 통과" in attempts and "accepted" not in attempts
     page.screenshot(path=str(artifacts / "lesson-accepted.png"), full_page=True)
     # Progress survives a reload (localStorage) for this anonymous learner, and the catalog shows it.
     open_lesson(page, "ko")
@@ -99,7 +100,7 @@ def test_wrong_kernel_shows_the_first_mismatch(page) -> None:
     type_kernel(page, WRONG)
     page.locator(".exercise button.submit").click()
     assert wait_for_verdict(page) == "wrong_answer"
-    assert "wrong_answer" in page.locator(".verdict-name").inner_text()
+    assert page.locator(".verdict-name").inner_text() == "Wrong answer"  # not the id wrong_answer
     failed = page.locator(".exercise .tests li.test.fail")
     assert failed.count() >= 1
     message = failed.first.locator(".test-message").inner_text()

@@ -56,6 +56,8 @@ def test_judge_messages_and_warnings_in_the_readers_language(page, lang: str) ->
     verdict = page.locator(".exercise .verdict").inner_text()
     tests = page.locator(".exercise .tests li.test")
     errors_box = page.locator(".exercise .compile-errors")
+    # The verdict's name in words, never its id (wrong_answer).
+    assert page.locator(".exercise .verdict-name").inner_text() == ("틀린 답" if lang == "ko" else "Wrong answer")
     if lang == "ko":
         assert "틀린 답" in verdict
         assert "테스트 4개 중 2개 실패 — 첫 실패: n=3: out[1]: 기댓값 3, 실제 값 4" in verdict, verdict
@@ -76,6 +78,29 @@ def test_judge_messages_and_warnings_in_the_readers_language(page, lang: str) ->
     assert tests.nth(3).locator(".test-message").inner_text() == "something new"
     assert errors_box.locator(".diag-group.errors").count() == 0
     assert "variable \"unused\"" in errors_box.locator(".diag-group.warnings").inner_text()
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_repeated_diagnostics_fold_under_the_first_of_their_line(page, lang: str) -> None:
+    """A missing bounds check reports the same line once per test case and
+    buffer (25 items for lesson 01); the panel shows one item per kind and
+    line, the rest folded under it with their count."""
+    oob = [{"kind": "out_of_bounds", "line": 9, "message": f"out-of-bounds read of 4 bytes: buffer 'x' at element 255, "
+                                                          f"valid elements are 0..{n} (thread 255 of block 0, line 9)"}
+           for n in range(6)]
+    result = WRONG_RESULT | {"diagnostics": [*oob, {"kind": "race", "line": 5, "message": "a write-write race"}]}
+    open_lesson(page, lang)
+    page.evaluate(FEED, {"sub": {"verdict": "wrong_answer", "mode": "submit", "result": result}})
+    items = page.locator(".exercise .diagnostics > ul > li")
+    assert items.count() == 2
+    first = items.nth(0)
+    assert first.locator(".diag-message").inner_text().endswith("valid elements are 0..0 (thread 255 of block 0, line 9)")
+    more = first.locator("details.diag-more")
+    assert more.locator("summary").inner_text() == ("같은 줄의 같은 종류 5건 더" if lang == "ko" else "5 more of this kind on this line")
+    assert not more.locator("li").first.is_visible()  # folded until asked
+    more.locator("summary").click()
+    assert more.locator("li").count() == 5 and more.locator("li").last.is_visible()
+    assert items.nth(1).locator("details").count() == 0  # a single item has nothing to fold
 
 
 def test_wrong_kernel_judged_live_in_korean_with_stages_and_seconds(page) -> None:
@@ -208,7 +233,7 @@ def test_me_chart_with_one_day_of_xp_has_a_sensible_axis(browser, server: str, a
     # the submissions table: translated verdict, local time with its zone
     row = page.locator("table.data tbody tr").first
     when = row.locator("time").inner_text()
-    assert "accepted" in row.inner_text() and "UTC" not in when and re.search(r"\b(EST|EDT)\b", when), when
+    assert "Accepted" in row.inner_text() and "accepted" not in row.inner_text() and "UTC" not in when and re.search(r"\b(EST|EDT)\b", when), when
     page.screenshot(path=str(artifacts / "me-one-day.png"), full_page=True)
     context.close()
 
@@ -247,7 +272,7 @@ def test_the_verdict_shows_before_the_benchmark_ends(page) -> None:
     }""")
     results = page.locator(".exercise .results")
     assert results.get_attribute("data-state") == "running"
-    assert page.locator(".exercise .verdict").inner_text() == "accepted — 통과 — 테스트 2개를 모두 통과했습니다"
+    assert page.locator(".exercise .verdict").inner_text() == "통과 — 테스트 2개를 모두 통과했습니다"
     active = page.locator(".exercise .stages li.active")
     assert active.get_attribute("data-stage") == "benchmarking"
     page.locator(".exercise .stages li.active .elapsed", has_text="초").wait_for()
