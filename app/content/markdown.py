@@ -141,6 +141,16 @@ def _render_link_open(self: Any, tokens: Sequence[Token], idx: int, options: Any
     return self.renderToken(tokens, idx, options, env)
 
 
+def _render_table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    # A wide table scrolls inside its own box: on a 390 px phone it would
+    # otherwise widen the whole page (issue #13).
+    return '<div class="table-scroll">' + self.renderToken(tokens, idx, options, env)
+
+
+def _render_table_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+
 @functools.cache
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
@@ -155,6 +165,8 @@ def _parser() -> MarkdownIt:
     md.add_render_rule("math_block", _math_block)
     md.add_render_rule("math_block_label", _math_block)
     md.add_render_rule("link_open", _render_link_open)
+    md.add_render_rule("table_open", _render_table_open)
+    md.add_render_rule("table_close", _render_table_close)
     return md
 
 

@@ -51,3 +51,35 @@ def test_real_lesson_renders_cleanly(browser, real_server: str, lesson_id: str, 
             page.screenshot(path=str(artifacts / f"reduction-{lang}-tabs.png"))
     finally:
         context.close()
+
+
+PHONE_WIDTH = 390  # an iPhone 12-15's CSS width
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_every_lesson_fits_a_phone_without_sideways_scrolling(browser, real_server: str, lang: str,
+                                                              artifacts: Path) -> None:
+    """At 390 px no lesson page is wider than the screen: wide Markdown tables
+    (the benchmark tables of lessons 04-19) scroll inside their own box, long
+    inline code wraps."""
+    context = browser.new_context(base_url=real_server, viewport={"width": PHONE_WIDTH, "height": 844},
+                                  is_mobile=True, has_touch=True)
+    page = context.new_page()
+    too_wide = {}
+    try:
+        for lesson_id in LESSON_IDS:
+            page.goto(f"/lessons/{lesson_id}?lang={lang}")
+            page.wait_for_selector("body[data-lesson-ready='1']")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > PHONE_WIDTH:
+                too_wide[lesson_id] = width
+        assert too_wide == {}
+        page.goto(f"/lessons/flash-attention?lang={lang}")
+        page.wait_for_selector("body[data-lesson-ready='1']")
+        tables = page.locator("#lesson-body .table-scroll")
+        wide = tables.evaluate_all("els => els.findIndex(e => e.scrollWidth > e.clientWidth)")
+        assert wide >= 0  # the benchmark table scrolls inside its box, the page does not
+        tables.nth(wide).scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / f"flash-attention-phone-{lang}.png"))
+    finally:
+        context.close()

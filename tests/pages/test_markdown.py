@@ -106,3 +106,8 @@ def test_inline_hint_has_no_paragraph() -> None:
 def test_unknown_language_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown language"):
         render_markdown("x", "fr")
+
+
+def test_a_table_scrolls_inside_its_own_box() -> None:
+    html = render_markdown("| n | time |\n|---|---|\n| 1 | 2 ms |\n", "en")
+    assert html.startswith('<div class="table-scroll"><table>') and html.rstrip().endswith("</table>\n</div>")
