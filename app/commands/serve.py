@@ -31,6 +31,27 @@ def main(argv: list[str]) -> int:
     return serve(settings)
 
 
+def port_taken(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be bound now (None when it can). Asked before
+    anything starts: otherwise the embedded worker starts judging from the
+    same queue as the server already there, and uvicorn's bind error ends
+    the process only after it."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return f"cannot resolve {host}: {exc.strerror or exc}"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
 def serve(settings) -> int:  # noqa: ANN001
     import gc
 
@@ -39,6 +60,11 @@ def serve(settings) -> int:  # noqa: ANN001
     from app.main import create_app
     from app.migrate import upgrade
 
+    taken = port_taken(settings.host, settings.port)
+    if taken is not None:
+        print(f"kdojo serve: cannot listen on {settings.host}:{settings.port}: {taken} "
+              f"(another server there? choose another with --port)", file=sys.stderr)
+        return 1
     try:
         upgrade(settings.database_url)
     except Exception as exc:  # noqa: BLE001 - an operator reads one line, not a traceback

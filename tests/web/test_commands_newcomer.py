@@ -70,3 +70,20 @@ def test_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
         done = subprocess.run(["bash", "-o", "pipefail", "-c", script], cwd=tmp_path, env=environ,
                               capture_output=True, text=True, timeout=120)
         assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    """A second `kdojo serve` on a busy port used to start its judging worker on
+    the first one's queue, log a page, and exit 3 from uvicorn's bind error."""
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = _kdojo("serve", "--port", str(port), cwd=tmp_path, env={"KDOJO_DATA_DIR": str(tmp_path / "data")})
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"kdojo serve: cannot listen on 127.0.0.1:{port}: Address already in use "
+        f"(another server there? choose another with --port)"]
+    assert not (tmp_path / "data").exists()  # nothing was started or migrated
