@@ -22,6 +22,7 @@ def profile_page(request: Request, session: SessionDep, user: CurrentUser, catal
         return render(request, "me.html", context | {"signed_out": True})
     unlocked = set(context["summary"].achievement_ids)
     lang = context["lang"]
+    recent = progress.recent_submissions(session, user.id)
     context.update(
         signed_out=False,
         achievements=[
@@ -30,10 +31,25 @@ def profile_page(request: Request, session: SessionDep, user: CurrentUser, catal
              "description": a.description_ko if lang == "ko" else a.description_en}
             for a in ACHIEVEMENTS
         ],
-        submissions=progress.recent_submissions(session, user.id),
+        submissions=recent,
+        exercises=_exercise_links(catalog, lang, {s.exercise_id for s in recent}),
     )
     context["page_data"]["xpHistory"] = progress.xp_history(session, user.id)
     return render(request, "me.html", context)
+
+
+def _exercise_links(catalog: Any, lang: str, exercise_ids: set[str]) -> dict[str, dict[str, str | None]]:
+    """Each exercise's title in `lang` and its lesson, for the submissions table
+    (a learner knows "SAXPY", not `elementwise.saxpy`)."""
+    links: dict[str, dict[str, str | None]] = {}
+    for exercise_id in exercise_ids:
+        exercise = catalog.exercises.get(exercise_id)
+        if exercise is None:  # a lesson removed since: its id is all there is
+            continue
+        lesson = catalog.lesson_for_exercise(exercise_id)
+        links[exercise_id] = {"title": exercise.title.get(lang) or exercise_id,
+                              "lesson_id": lesson.id if lesson is not None else None}
+    return links
 
 
 @router.get("/exercises/{exercise_id}/leaderboard", response_class=HTMLResponse, name="leaderboard")

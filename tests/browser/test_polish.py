@@ -233,6 +233,9 @@ def test_me_chart_with_one_day_of_xp_has_a_sensible_axis(browser, server: str, a
     # the submissions table: translated verdict, local time with its zone
     row = page.locator("table.data tbody tr").first
     when = row.locator("time").inner_text()
+    # the exercise by its title, linked to its lesson, not by its id
+    assert row.locator("a[href='/lessons/add-one#exercise-fixture.add_one']").inner_text() == "Add one"
+    assert "fixture.add_one" not in row.inner_text()
     assert "Accepted" in row.inner_text() and "accepted" not in row.inner_text() and "UTC" not in when and re.search(r"\b(EST|EDT)\b", when), when
     page.screenshot(path=str(artifacts / "me-one-day.png"), full_page=True)
     context.close()

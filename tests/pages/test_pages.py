@@ -166,6 +166,8 @@ def test_signed_in_pages_show_the_account(client: TestClient) -> None:
     assert "Your profile" in profile and "Achievements (0/12)" in profile
     assert profile.count('class="achievement locked"') == 12
     assert "No submissions yet." in profile
+    # no XP yet: a sentence under the chart's title, not an empty box
+    assert "No XP yet. Submit a passing kernel and the chart starts here." in profile and 'id="xp-chart"' not in profile
 
 
 def test_comments_render_with_replies_and_fragment(client: TestClient) -> None:
