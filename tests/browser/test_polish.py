@@ -281,3 +281,25 @@ def test_the_verdict_shows_before_the_benchmark_ends(page) -> None:
     page.locator(".exercise .stages li.active .elapsed", has_text="초").wait_for()
     assert re.fullmatch(r"벤치마크 중 1/3 · \d+\.\d초", active.inner_text())
     page.evaluate("window.kdojoPanel.stopClock()")
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_the_notification_panel_stays_on_a_phones_screen(browser, server: str, lang: str, artifacts: Path) -> None:
+    """At 390 px the panel hung off the left edge ("r replied to your comment")."""
+    context = browser.new_context(base_url=server, viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(f"/signup?lang={lang}")
+    page.fill("input[name=display_name]", "Phone")
+    page.fill("input[name=email]", f"phone-{lang}@example.com")
+    page.fill("input[name=password]", "correct horse battery")
+    page.locator(".auth-form button[type=submit]").click()
+    page.wait_for_url("**/")
+    page.locator("#notifications summary").click()
+    panel = page.locator(".notification-panel")
+    panel.locator("li").first.wait_for()  # "no new notifications" at least
+    box = panel.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(artifacts / f"notifications-phone-{lang}.png"))
+    context.close()
