@@ -24,7 +24,9 @@ _PAGES = {
     401: ("error.signin_needed", "error.signin_needed"),
     403: ("error.forbidden_title", "error.forbidden"),
     404: ("error.not_found", "error.not_found"),
+    500: ("error.server_title", "error.server"),
 }
+_SERVER_ERROR_DETAIL = "Something went wrong on our side (not your fault); it has been logged. Try again in a moment."
 _JSON_PREFIXES = ("/api/", "/auth/", "/static/")
 
 
@@ -92,6 +94,20 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     return JSONResponse({"detail": validation_detail(exc)}, status_code=422)
 
 
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """An unexpected exception: the page in the reader's language for a browser,
+    JSON for everyone else. Starlette logs the traceback after this answers.
+    If even the page cannot be rendered (the database is down), plain text."""
+    if wants_html(request):
+        try:
+            request_lang(request)
+            return error_page(request, 500)
+        except Exception:  # noqa: BLE001 - the original error is what gets logged
+            return Response(_SERVER_ERROR_DETAIL, status_code=500, media_type="text/plain; charset=utf-8")
+    return JSONResponse({"detail": _SERVER_ERROR_DETAIL}, status_code=500)
+
+
 def install(app: FastAPI) -> None:
+    app.add_exception_handler(Exception, _server_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.i18n import LANG_COOKIE
 from app.main import create_app
+from app.migrate import upgrade
 
-from .conftest import sign_up
+from .conftest import page_settings, sign_up
 
 
 def test_catalog_lists_tracks_and_lessons_in_order_with_progress(client: TestClient) -> None:
@@ -228,3 +230,27 @@ def test_reference_fragment_refuses_a_submission_that_has_not_passed(client: Tes
     assert refused.status_code == 403 and "after you pass" in refused.json()["detail"]
     with TestClient(create_app(settings)) as stranger:  # another browser: not its submission
         assert stranger.get(f"/exercises/fixture.add_one/reference?submission={sub_id}").status_code == 404
+
+
+def test_an_unexpected_error_is_a_page_in_the_readers_language(tmp_path: Path) -> None:
+    """A bug of ours: a browser gets error.html with 500 in its language, a
+    script gets JSON; never Starlette's bare English "Internal Server Error"."""
+    settings = page_settings(tmp_path)
+    upgrade(settings.database_url)
+    app = create_app(settings)
+
+    @app.get("/boom")
+    def boom() -> None:
+        raise RuntimeError("a bug")
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        page = client.get("/boom?lang=ko", headers={"accept": "text/html"})
+        assert page.status_code == 500 and page.headers["content-type"].startswith("text/html")
+        assert "서버에 문제가 생겼습니다" in page.text and "학습자 잘못이 아니라 저희 쪽 문제입니다" in page.text
+        assert "a bug" not in page.text and "Internal Server Error" not in page.text
+        english = client.get("/boom?lang=en", headers={"accept": "text/html"})
+        assert "Something went wrong on our side" in english.text
+        script = client.get("/boom")
+        assert script.status_code == 500
+        assert script.json() == {"detail": "Something went wrong on our side (not your fault); it has been logged. "
+                                           "Try again in a moment."}
