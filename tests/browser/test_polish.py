@@ -228,8 +228,9 @@ def test_me_chart_with_one_day_of_xp_has_a_sensible_axis(browser, server: str, a
     low, high = page.evaluate("JSON.parse(document.getElementById('xp-chart').dataset.range)")
     assert 0 < high - low <= 3 * 24 * 3600  # about a day either side, not years
     year = str(page.evaluate("new Date().getFullYear()"))
-    ticks = " ".join(page.locator("#xp-chart .u-axis").first.all_inner_texts())
+    ticks = page.locator("#xp-chart").get_attribute("data-ticks")  # the x axis' labels (drawn on a canvas)
     assert not any(str(int(year) + k) in ticks for k in (1, 2, 3)), ticks
+    assert re.search(r"\d:\d\d (AM|PM)", ticks) and not re.search(r"\d(am|pm)\b", ticks), ticks  # Intl's, not uPlot's
     # the submissions table: translated verdict, local time with its zone
     row = page.locator("table.data tbody tr").first
     when = row.locator("time").inner_text()
@@ -238,6 +239,12 @@ def test_me_chart_with_one_day_of_xp_has_a_sensible_axis(browser, server: str, a
     assert "fixture.add_one" not in row.inner_text()
     assert "Accepted" in row.inner_text() and "accepted" not in row.inner_text() and "UTC" not in when and re.search(r"\b(EST|EDT)\b", when), when
     page.screenshot(path=str(artifacts / "me-one-day.png"), full_page=True)
+    # In Korean the ticks are Korean times ("오후 3:05"), not uPlot's English "3:05pm".
+    page.goto("/me?lang=ko")
+    page.locator("#xp-chart .u-over").wait_for()
+    ticks_ko = page.locator("#xp-chart").get_attribute("data-ticks")
+    assert re.search(r"(오전|오후) \d{1,2}:\d\d", ticks_ko) and not re.search(r"am|pm", ticks_ko), ticks_ko
+    page.screenshot(path=str(artifacts / "me-one-day-ko.png"), full_page=True)
     context.close()
 
 
