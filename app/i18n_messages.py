@@ -45,7 +45,7 @@ MSG_KO: dict[str, Any] = {
     "js.msg.profile_low_occupancy": "{kernel}: SM의 워프 자리 중 최대 {occupancy_pct}%만 채울 수 있습니다 (한계: {limiter})",
     # the Performance panel (#16, static/js/results.js)
     "js.profile.title": "성능 분석",
-    "js.profile.source_emulator": "에뮬레이터가 센 값입니다 (테스트 {case}). 점유율은 {gpu} 기준으로 계산했습니다",
+    "js.profile.source_emulator": "에뮬레이터가 센 값입니다 (테스트 {case}). 점유율은 {gpu} 기준으로 계산했습니다.",
     "js.profile.source_ncu": "GPU에서 Nsight Compute로 잰 값입니다 (테스트 {case})",
     "js.profile.this_attempt": "이번 제출",
     "js.profile.previous": "이전 제출",
@@ -90,7 +90,7 @@ MSG_KO: dict[str, Any] = {
     "js.profile.estimate_previous": "이전 제출 {ms} ms 대비 {change}",
     "js.profile.estimate_scaled": "에뮬레이터가 테스트 {counted}에서 센 값을 입력 {case} 크기로 늘려 계산했습니다",
     "js.profile.estimate_fallback": "인라인 PTX 텐서 코어 코드는 에뮬레이터가 대체 경로로 셉니다. 그래서 이 추정치는 DRAM 트래픽, 텐서 연산, 블록 시작, atomic으로만 정한 값입니다",
-    "js.profile.accuracy": "잰 값이 아니라 {gpu} 모델로 계산한 추정입니다. 레슨 커널 {n}개를 실제 {gpu}에서 재어 비교했을 때 오차의 중앙값은 {error}%, 순위 상관은 {rho}였습니다",
+    "js.profile.accuracy": "잰 값이 아니라 {gpu} 모델로 계산한 추정입니다. 레슨 커널 {n}개를 실제 {gpu}에서 재어 비교했을 때 오차의 중앙값은 {error}%, 순위 상관은 {rho}입니다.",
     "js.profile.accuracy_unknown": "잰 값이 아니라 모델로 계산한 추정입니다. 이 모델의 정확도는 아직 실제 GPU에서 재어 보지 않았으니 대략적인 참고로만 보세요",
     "js.profile.who.attempt": "이번 제출",
     "js.profile.who.previous": "이전 제출",

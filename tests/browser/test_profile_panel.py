@@ -122,7 +122,7 @@ def test_the_panel_shows_the_estimate_roofline_metrics_and_previous_attempt(page
         assert "추정치" in estimate and "H100에서 약 0.0571 ms (입력 16777216)" in estimate
         assert "병목: DRAM 대역폭" in estimate and "이전 제출 0.5 ms 대비 −89%" in estimate
         assert "잰 값이 아니라 H100 모델로 계산한 추정입니다" in estimate
-        assert "레슨 커널 87개를 실제 H100에서 재어 비교했을 때 오차의 중앙값은 31.5%, 순위 상관은 0.92" in estimate
+        assert "레슨 커널 87개를 실제 H100에서 재어 비교했을 때 오차의 중앙값은 31.5%, 순위 상관은 0.92입니다." in estimate  # not "0.92였습니다"
         assert "루프라인 (H100, 입력 16777216)" in figure.locator("figcaption").inner_text()
         assert "FP32 한계 (51,000 GFLOP/s, 3,000 GB/s)" in legend and "텐서 코어 한계" in legend
         assert "이번 제출 (추정)" in legend and "참고 답안 (측정)" in legend and "프레임워크 (측정)" in legend
