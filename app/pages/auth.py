@@ -21,7 +21,7 @@ def safe_next(value: str | None) -> str:
 # `?error=` carries a code only (app/api/auth.py); the page shows its own
 # translated text, so a crafted link cannot put words on the page (#13).
 AUTH_ERRORS = ("invalid_email", "password_short", "password_long", "password_blank", "password_common", "display_name_long",
-               "email_taken", "signin_failed", "signin_limit", "signin_account_limit", "unknown")
+               "display_name_invalid", "email_taken", "signin_failed", "signin_limit", "signin_account_limit", "unknown")
 
 
 def error_text(lang: str, code: str | None) -> str:

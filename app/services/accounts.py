@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from app.models import AuthAttempt, User
 from app.security import passwords, ratelimit
 from app.services.errors import Conflict, Invalid, Unauthorized
+from app.services.text import check_name
 
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -38,6 +39,7 @@ def prepare_signup(email: str, password: str, display_name: str) -> NewAccount:
     passwords.check_strength(password, email)
     if len(display_name) > 64:
         raise Invalid("The display name can be at most 64 characters.", "display_name_long", max=64)
+    check_name(display_name)
     return NewAccount(email, display_name, passwords.hash_password(password))
 
 

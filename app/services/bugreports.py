@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.models import BugReport, Submission, User
 from app.services.errors import Invalid, NotFound
+from app.services.text import check_text
 
 MAX_MESSAGE_CHARS = 5000
 
@@ -37,6 +38,7 @@ def create(
         raise Invalid("Please describe the problem.")
     if len(message) > MAX_MESSAGE_CHARS:
         raise Invalid(f"The description can be at most {MAX_MESSAGE_CHARS} characters.")
+    check_text(message + anchor, "report")
     if known_lessons is not None and lesson_id not in known_lessons:
         raise NotFound(f"There is no lesson {lesson_id!r}.")
     if submission_id is not None and not _owns(session, user, anon_id, submission_id):

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from app.models import Comment, Notification, User, utcnow
 from app.security import ratelimit
 from app.services.errors import Invalid, NotFound
+from app.services.text import check_text
 
 MAX_COMMENT_CHARS = 5000
 ALLOWED_TAGS = {"p", "br", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li",
@@ -79,6 +80,7 @@ def create(
         raise Invalid("The comment is empty.")
     if len(body) > MAX_COMMENT_CHARS:
         raise Invalid(f"A comment can be at most {MAX_COMMENT_CHARS} characters.")
+    check_text(body, "comment")
     if known_lessons is not None and lesson_id not in known_lessons:
         raise NotFound(f"There is no lesson {lesson_id!r}.")
     ratelimit.check_comment_limit(session, user.id, per_hour)

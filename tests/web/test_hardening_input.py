@@ -232,3 +232,32 @@ def test_a_huge_last_event_id_is_bounded_for_the_database():
     request = Request({"type": "http", "method": "GET", "path": "/", "query_string": b"last_event_id=" + huge,
                        "headers": [(b"last-event-id", huge)]})
     assert _last_event_id(request) == MAX_DB_INT
+
+
+@pytest.mark.parametrize("name", ["a\x00b", "bell\x07", "\u202eevil", "iso\u2066late"])
+def test_a_display_name_with_control_or_direction_characters_is_refused(client, name):
+    """SQLite stored them (PostgreSQL refused the NUL); a right-to-left override
+    showed other learners a name written backwards."""
+    response = client.post("/auth/signup", json={"email": "n@example.com", "password": "correct horse",
+                                                 "display_name": name}, headers=csrf(client))
+    assert response.status_code == 422 and response.json()["code"] == "display_name_invalid", response.text
+    form = client.post("/auth/signup", data={"email": "n@example.com", "password": "correct horse",
+                                             "display_name": name, "csrf_token": client.cookies.get("kdojo_csrf")},
+                       follow_redirects=False)
+    assert form.status_code == 303 and "error=display_name_invalid" in form.headers["location"]
+    page = client.get(form.headers["location"] + "&lang=en")
+    assert "The display name cannot contain control or text-direction characters." in page.text
+
+
+@pytest.mark.parametrize("text", ["a\x00b", "\x1b[31mred"])
+def test_comments_and_reports_with_control_characters_are_422_on_sqlite_too(client, text):
+    signup(client)
+    comment = client.post("/api/lessons/reduction/comments", json={"body": text}, headers=csrf(client))
+    report = client.post("/api/bug-reports", json={"lesson_id": "reduction", "message": text}, headers=csrf(client))
+    anchor = client.post("/api/bug-reports", json={"lesson_id": "reduction", "message": "typo", "anchor": text},
+                         headers=csrf(client))
+    for response in (comment, report, anchor):
+        assert response.status_code == 422 and response.json()["code"] == "text_control", response.text
+    fine = client.post("/api/lessons/reduction/comments", json={"body": "tabs\tand\nlines\r\nare fine"},
+                       headers=csrf(client))
+    assert fine.status_code == 201, fine.text
