@@ -22,6 +22,7 @@ from app.db import make_engine, make_sessionmaker
 from app.api.errors import data_error_handler, document_errors, overflow_handler, service_error_handler
 from app.security.bodylimit import BodyLimitMiddleware
 from app.security.csrf import CSRFMiddleware
+from app.security.head import HeadAsGetMiddleware
 from app.security.headers import SecurityHeadersMiddleware, csp_nonce
 from app.services.errors import ServiceError
 from app.settings import REPO_ROOT, Settings, get_settings
@@ -113,10 +114,11 @@ def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI
     else:
         app.state.anon_pages = AnonPageCache(str(app.state.engine.url))
         app.add_middleware(AnonPageMiddleware)
-    # Outermost last: forwarded address → security headers → body limit → CSRF → pages.
+    # Outermost last: forwarded address → HEAD as GET → security headers → body limit → CSRF → pages.
     app.add_middleware(CSRFMiddleware, secret=settings.secret_key, secure=settings.cookie_secure)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(HeadAsGetMiddleware)  # curl -I and uptime checks: GET's answer, no body
     if settings.forwarded_allow_ips:  # only these peers may say who the client is (issue #13)
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 

@@ -261,3 +261,18 @@ def test_comments_and_reports_with_control_characters_are_422_on_sqlite_too(clie
     fine = client.post("/api/lessons/reduction/comments", json={"body": "tabs\tand\nlines\r\nare fine"},
                        headers=csrf(client))
     assert fine.status_code == 201, fine.text
+
+
+@pytest.mark.parametrize("path", ["/", "/lessons/reduction", "/signin", "/api/status", "/static/css/site.css"])
+def test_head_is_answered_like_get_without_a_body(client, path):
+    """`curl -I` and uptime checks got 405 from every page."""
+    get = client.get(path)
+    head = client.head(path)
+    assert head.status_code == get.status_code == 200
+    assert head.content == b"" and head.headers["content-type"] == get.headers["content-type"]
+    assert "content-security-policy" in head.headers
+
+
+def test_head_of_a_missing_page_is_404(client):
+    head = client.head("/lessons/nope", headers={"accept": "text/html"})
+    assert head.status_code == 404 and head.content == b""
