@@ -117,6 +117,9 @@ def test_compile_error_is_shown_at_the_learners_line_and_in_the_editor(page) -> 
     lines = page.locator(".exercise .compile-errors .diag-line").all_inner_texts()
     # The missing ";" ends line 2; compilers report it there or at the next token (line 3).
     assert lines and re.match(r"line [23]\b", lines[0]), lines
+    # The verdict's name once, then where: not "Compile error — compilation failed: line 3: …".
+    verdict = page.locator(".exercise .verdict").inner_text()
+    assert re.match(r"Compile error — line [23]: ", verdict) and "compilation failed" not in verdict, verdict
     # CodeMirror marks the line (lint diagnostics).
     page.locator(".exercise .cm-lintRange-error, .exercise .cm-lint-marker-error").first.wait_for()
 
