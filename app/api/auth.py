@@ -138,12 +138,14 @@ def _signed_in(request: Request, session: SessionDep, settings: SettingsDep, use
 
 def _failed(exc: ServiceError, as_json: bool, page: str, fields: dict[str, Any]) -> Response:
     """JSON clients get the error; a form goes back to its page (the frontend's),
-    which shows `error` and keeps the e-mail typed so far."""
+    which shows `error` and keeps the e-mail (and display name) typed so far."""
     if as_json:
         return service_error_response(exc)
     # only a code: the page shows its own translated text, never text from the link (#13)
-    query = urlencode({"error": exc.code or "unknown", "email": str(fields.get("email", ""))[:320],
-                       "next": safe_next(fields.get("next"))})
+    kept = {"error": exc.code or "unknown", "email": str(fields.get("email", ""))[:320]}
+    if fields.get("display_name") and exc.code != "display_name_invalid":  # sign-up: not typed again
+        kept["display_name"] = str(fields["display_name"])[:64]
+    query = urlencode(kept | {"next": safe_next(fields.get("next"))})
     return RedirectResponse(f"{page}?{query}", status_code=303)
 
 

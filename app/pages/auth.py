@@ -41,7 +41,8 @@ def _auth_page(template: str, request: Request, session, user, catalog, next_pat
     context = base_context(request, session, user, catalog)
     context.update(next_path=safe_next(next_path),
                    error=error_text(context["lang"], request.query_params.get("error")),
-                   email=request.query_params.get("email", ""))
+                   email=request.query_params.get("email", ""),
+                   display_name=request.query_params.get("display_name", "")[:64])
     return render(request, template, context)
 
 

@@ -163,6 +163,20 @@ def test_signin_errors_by_code_and_the_language_switch_keeps_next(page) -> None:
     assert "555-0100" not in page.locator("main").inner_text()
 
 
+def test_a_refused_sign_up_keeps_what_was_typed_but_the_password(page) -> None:
+    """A too common password sent the learner back with the display name gone."""
+    page.goto("/signup?lang=ko")
+    page.fill("input[name=display_name]", "김커널")
+    page.fill("input[name=email]", "kim@example.com")
+    page.fill("input[name=password]", "password")
+    page.locator(".auth-form button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/signup\?error=password_common"))
+    assert page.locator(".form-error").inner_text() == "너무 흔한 비밀번호입니다. 다른 비밀번호를 골라 주세요."
+    assert page.locator("input[name=display_name]").input_value() == "김커널"
+    assert page.locator("input[name=email]").input_value() == "kim@example.com"
+    assert page.locator("input[name=password]").input_value() == ""
+
+
 def test_comments_count_times_report_and_hints(browser, server: str, artifacts: Path) -> None:
     context = browser.new_context(base_url=server, locale="ko-KR", timezone_id="Asia/Seoul",
                                   viewport={"width": 1200, "height": 900})
