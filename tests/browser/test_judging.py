@@ -145,7 +145,7 @@ def test_signing_up_merges_local_progress_into_the_account(page) -> None:
     assert page.locator("#bar-xp").inner_text() == "90 XP"
     assert page.locator("#bar-lessons").inner_text() == "1/1 lessons"
     page.goto("/me?lang=en")
-    assert "fixture.add_one" in page.locator("table.data").inner_text()
+    assert "Add one" in page.locator("table.data").inner_text()  # the exercise by its title
     page.locator("#xp-chart .uplot").wait_for()  # XP over time
     page.goto("/exercises/fixture.add_one/leaderboard?lang=en")
     assert "Merger" in page.locator("table.leaderboard").inner_text()
