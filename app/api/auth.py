@@ -25,6 +25,7 @@ from app.models import User
 from app.security.sessions import SESSION_COOKIE, create_session, revoke_session
 from app.services import accounts, progress
 from app.services.errors import ServiceError
+from app.services.text import NAME_SCHEMA
 from app.settings import Settings
 
 router = APIRouter(prefix="/auth", tags=["auth"])
@@ -35,7 +36,8 @@ class SignupIn(BaseModel):
     # the strength rule answers with a message code (a form goes back to its page), so not in the schema
     password: str = Field(max_length=1024,
                           description="not blank, 8+ characters, not among the 1,000 most common passwords")
-    display_name: str = Field(default="", max_length=64)
+    display_name: str = Field(default="", max_length=64, json_schema_extra=NAME_SCHEMA,
+                              description="no control or text-direction characters (422 display_name_invalid)")
     next: str = Field(default="/", max_length=2048, description="where a form post is redirected")
 
 

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app.deps import CatalogDep, DbId, OwnerDep, SessionDep
 from app.services import awards, catalog_view
 from app.services import bugreports as service
 from app.services.submissions import latest_submission_id
+from app.services.text import SAYS_SOMETHING_SCHEMA, TEXT_SCHEMA
 
 router = APIRouter(prefix="/api/bug-reports", tags=["bug reports"])
 
 
 class BugReportIn(BaseModel):
     lesson_id: str
-    anchor: str = ""
+    anchor: str = Field(default="", json_schema_extra=TEXT_SCHEMA)
     submission_id: DbId | None = None
-    message: str
+    message: str = Field(json_schema_extra=SAYS_SOMETHING_SCHEMA,
+                         description="not blank; no control characters (422 text_control)")
     gpu: str = ""  # the server's GPU, as the result panel last showed it
 
 

@@ -10,12 +10,14 @@ from pydantic import BaseModel, Field
 from app.deps import CatalogDep, DbId, RequireUser, SessionDep, SettingsDep
 from app.services import awards, catalog_view
 from app.services import comments as service
+from app.services.text import SAYS_SOMETHING_SCHEMA
 
 router = APIRouter(prefix="/api", tags=["comments"])
 
 
 class CommentIn(BaseModel):
-    body: str
+    body: str = Field(json_schema_extra=SAYS_SOMETHING_SCHEMA,
+                      description="Markdown, not blank; no control characters (422 text_control)")
     parent_id: DbId | None = None
 
 

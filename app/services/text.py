@@ -13,9 +13,18 @@ import re
 from app.services.errors import Invalid
 
 # C0 controls and DEL, except tab, line feed and carriage return.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_CLASS = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
 # Bidirectional embeddings, overrides and isolates (the "Trojan Source" characters).
-_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+_BIDI_CLASS = r"\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[{_CONTROL_CLASS}]")
+_BIDI = re.compile(f"[{_BIDI_CLASS}]")
+
+# The same rules as OpenAPI `pattern`s (documentation: the services enforce them,
+# with a message code), so schema-valid text is accepted text.
+TEXT_SCHEMA = {"pattern": f"^[^{_CONTROL_CLASS}]*$"}
+# ...and a comment or report says something: not blank once stripped (422 "invalid").
+SAYS_SOMETHING_SCHEMA = {"pattern": f"^[^{_CONTROL_CLASS}]*[^{_CONTROL_CLASS}\\s][^{_CONTROL_CLASS}]*$"}
+NAME_SCHEMA = {"pattern": f"^[^{_CONTROL_CLASS}{_BIDI_CLASS}]*$"}
 
 
 def check_text(text: str, field: str) -> None:
