@@ -133,6 +133,7 @@ def test_the_token_page_creates_a_token_shown_once_and_revokes_it(app, admin_cli
     assert anon.get("/api/admin/submissions", headers=bearer(token)).status_code == 200
     listing = admin_client.get("/admin/tokens").text
     assert token not in listing and "grading:read, grading:write" in listing and "active" in listing
+    assert "<th>Last used</th>" in listing and "<th>Scopes</th>" in listing  # headers, not lower-case keys
     token_id = re.search(r'/admin/tokens/(\d+)/revoke', listing).group(1)
     revoked = admin_client.post(f"/admin/tokens/{token_id}/revoke",
                                 data={"csrf_token": admin_client.cookies.get("kdojo_csrf")}, follow_redirects=False)
