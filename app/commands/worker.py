@@ -35,6 +35,21 @@ def main(argv: list[str]) -> int:
     return run_worker(settings, args.threads)
 
 
+def queue_unreachable(queue, settings) -> str | None:  # noqa: ANN001
+    """Why the Redis queue cannot be read (None when it can, or for SQLite). Asked
+    once at start: otherwise Huey logs a traceback on every poll, hundreds a
+    minute, and the worker never says it cannot work."""
+    if settings.queue != "redis":
+        return None
+    from app.datadir import describe_database
+
+    try:
+        queue.huey.storage.conn.ping()
+    except Exception as exc:  # noqa: BLE001 - redis raises its own ConnectionError, TimeoutError, …
+        return f"cannot reach Redis at {describe_database(settings.redis_url)}: {exc}"
+    return None
+
+
 def run_worker(settings, threads: int, stop: threading.Event | None = None) -> int:  # noqa: ANN001
     from app.db import make_engine, make_sessionmaker
     from app.main import Queue, load_catalog
@@ -48,8 +63,12 @@ def run_worker(settings, threads: int, stop: threading.Event | None = None) -> i
     except Exception as exc:  # noqa: BLE001 - one line for the operator
         print(f"kdojo worker: {exc}", file=sys.stderr)
         return 1
-    engine = make_engine(settings.database_url)
     queue = Queue(settings)
+    unreachable = queue_unreachable(queue, settings)
+    if unreachable is not None:
+        print(f"kdojo worker: {unreachable}", file=sys.stderr)
+        return 1
+    engine = make_engine(settings.database_url)
     runtime = JudgeRuntime(settings, make_sessionmaker(engine), catalog)
     worker = Worker(queue.huey, runtime, queue.enqueue, threads)
     stop = stop or threading.Event()

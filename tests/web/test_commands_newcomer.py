@@ -87,3 +87,19 @@ def test_serve_on_a_port_in_use_is_one_line_and_exit_1(tmp_path: Path) -> None:
         f"kdojo serve: cannot listen on 127.0.0.1:{port}: Address already in use "
         f"(another server there? choose another with --port)"]
     assert not (tmp_path / "data").exists()  # nothing was started or migrated
+
+
+def test_a_worker_without_its_redis_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    """Redis not there: Huey logged a traceback on every poll (870 in 15 s) and
+    the worker never ended."""
+    import socket
+
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    done = _kdojo("worker", cwd=tmp_path, env={"KDOJO_DATA_DIR": str(tmp_path / "data"), "KDOJO_QUEUE": "redis",
+                                               "KDOJO_REDIS_URL": f"redis://:secret@127.0.0.1:{port}/0"})
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"kdojo worker: cannot reach Redis at redis://:***@127.0.0.1:{port}/0: "), last
+    assert "Traceback" not in done.stderr and "secret" not in done.stderr
