@@ -75,6 +75,13 @@ def serve(settings) -> int:  # noqa: ANN001
     except Exception as exc:  # noqa: BLE001 - e.g. a malformed lesson names its file and field
         print(f"kdojo serve: {exc}", file=sys.stderr)
         return 1
+    if settings.embedded_worker:  # a web node with --no-worker may start before its Redis
+        from app.commands.worker import queue_unreachable
+
+        unreachable = queue_unreachable(app.state.queue, settings)
+        if unreachable is not None:
+            print(f"kdojo serve: {unreachable} (or run with --no-worker)", file=sys.stderr)
+            return 1
     print(f"kdojo: serving http://{settings.host}:{settings.port}", file=sys.stderr)
     # What start-up made (the catalog, rendered lessons, templates, compiled statements) lives as
     # long as the server: frozen out of the cyclic collector's sight, a full collection under load

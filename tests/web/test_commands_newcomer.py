@@ -103,3 +103,9 @@ def test_a_worker_without_its_redis_is_one_line_and_exit_1(tmp_path: Path) -> No
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"kdojo worker: cannot reach Redis at redis://:***@127.0.0.1:{port}/0: "), last
     assert "Traceback" not in done.stderr and "secret" not in done.stderr
+    serve = _kdojo("serve", "--port", "0", cwd=tmp_path,
+                   env={"KDOJO_DATA_DIR": str(tmp_path / "data"), "KDOJO_QUEUE": "redis",
+                        "KDOJO_REDIS_URL": f"redis://127.0.0.1:{port}/0"})
+    assert serve.returncode == 1 and "Traceback" not in serve.stderr
+    last = serve.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"kdojo serve: cannot reach Redis at redis://127.0.0.1:{port}/0"), last
