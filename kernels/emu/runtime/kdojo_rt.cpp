@@ -1105,6 +1105,17 @@ uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, 
     return t->result;
 }
 
+// Every existing lane of `warp` has stopped somewhere (none new or runnable): the last lane
+// to reach a warp-wide wait (activemask, a volatile step) can release the others.
+static inline bool warp_settled(unsigned warp, unsigned exist) {
+    const Thread* lanes = &S->threads[warp * 32];
+    for (unsigned bits = exist; bits; bits &= bits - 1) {
+        unsigned char st = lanes[__builtin_ctz(bits)].state;
+        if (st == T_NEW || st == T_RUNNABLE) return false;
+    }
+    return true;
+}
+
 // The lanes of the warp that reach this __activemask() together. A fiber runs
 // on until it waits, so the lanes after this one may not have started yet:
 // this lane waits until every lane of its warp has finished or waits too
@@ -1115,13 +1126,7 @@ unsigned activemask(int line) {
     t->state = T_AMASK;
     t->line = line;
     ++g_at_activemask;
-    const Thread* lanes = &S->threads[warp * 32];
-    bool settled = true;
-    for (unsigned bits = S->warps[warp].exist; bits && settled; bits &= bits - 1) {
-        unsigned char st = lanes[__builtin_ctz(bits)].state;
-        settled = st != T_NEW && st != T_RUNNABLE;
-    }
-    if (settled)
+    if (warp_settled(warp, S->warps[warp].exist))
         release_activemask(warp, t);  // the last lane to come: it runs on
     else
         yield_to_scheduler();
@@ -1136,13 +1141,7 @@ void warp_step(uintptr_t addr) {
     if (exist == lane_bit(t->st.lane)) return;  // alone in its warp
     t->state = T_WSTEP;
     ++g_at_wstep;
-    const Thread* lanes = &S->threads[warp * 32];
-    bool settled = true;
-    for (unsigned bits = exist; bits && settled; bits &= bits - 1) {
-        unsigned char st = lanes[__builtin_ctz(bits)].state;
-        settled = st != T_NEW && st != T_RUNNABLE;
-    }
-    if (settled)
+    if (warp_settled(warp, exist))
         release_warp_step(warp, t);  // the last lane to come: it runs on
     else
         yield_to_scheduler();
