@@ -72,7 +72,7 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
     if returncode == -signal.SIGSYS or returncode == FORBIDDEN_SYSCALL_EXIT:
         return Crash("rejected", "forbidden system call",
                      "the program made a system call kernels may not make: "
-                     "no files, processes, sockets or signals", stderr)
+                     "no files, processes, sockets or signals, no exit status above 127", stderr)
     if returncode < 0:
         sig = -returncode
         if sig == signal.SIGXCPU:

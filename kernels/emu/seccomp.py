@@ -8,7 +8,8 @@ ever add up; the strictest answer wins).
 
 What the emulator needs, and nothing more, is allowed: reading and writing
 the fds it has, memory management, futexes, signals to itself, threads
-(clone with CLONE_THREAD only: never a new process), and exiting. A few
+(clone with CLONE_THREAD only: never a new process), and exiting with a
+status below 128 (above, it would pass for a signal through bubblewrap). A few
 look-ups that library code makes fail with EPERM (opening files, ioctl,
 changing rlimits). Anything else kills the whole process with SIGSYS, which
 the judge reads from the exit status (kernels/emu/process.py), not from
@@ -35,6 +36,7 @@ def _arg_lo(i: int) -> int:
 
 
 _LD_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
+_AND = 0x54  # BPF_ALU | BPF_AND | BPF_K
 _JEQ, _JGE, _JSET = 0x15, 0x35, 0x45  # BPF_JMP | op | BPF_K
 _RET = 0x06
 RET_KILL_PROCESS = 0x80000000
@@ -61,7 +63,7 @@ X86_64 = {
     "close_range": 436,
 }
 ALLOWED = ("read", "write", "readv", "writev", "pread64", "close", "fstat", "newfstatat", "lseek",
-           "mmap", "munmap", "mprotect", "madvise", "mremap", "brk", "futex", "exit", "exit_group",
+           "mmap", "munmap", "mprotect", "madvise", "mremap", "brk", "futex",
            "rt_sigreturn", "rt_sigprocmask", "rt_sigaction", "sigaltstack", "clock_gettime",
            "clock_getres", "gettid", "getpid", "getuid", "getgid", "geteuid", "getegid", "getrandom",
            "sched_yield", "sched_getaffinity", "getcpu", "set_robust_list", "set_tid_address", "rseq",
@@ -104,6 +106,13 @@ def program_filter() -> bytes:
         ops += _on(nr[name], [_ret(RET_ALLOW)])
     for name in REFUSED:
         ops += _on(nr[name], [_ret(RET_ERRNO | EPERM)])
+    # An exit status of 128 or more kills: bubblewrap reports a child killed by signal N
+    # as status 128 + N, so `exit(137)` would read as a SIGKILL the judge did not send
+    # (the machine's fault, re-run and then internal_error). The kernel keeps the low
+    # byte of the status; the program's own exits (runtime/) are all below 128.
+    for name in ("exit", "exit_group"):
+        ops += _on(nr[name], [_op(_LD_ABS, _arg_lo(0)), _op(_AND, 0xFF), _op(_JGE, 128, 0, 1),
+                              _ret(RET_KILL_PROCESS), _ret(RET_ALLOW)])
     # Threads only: a clone without CLONE_THREAD (a new process) kills.
     ops += _on(nr["clone"], [_op(_LD_ABS, _arg_lo(0)), _op(_JSET, CLONE_THREAD, 0, 1),
                              _ret(RET_ALLOW), _ret(RET_KILL_PROCESS)])

@@ -113,6 +113,23 @@ def test_forbidden_system_calls_end_the_program(exercise, backend, secret, name,
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
+@pytest.mark.parametrize("status", [137, 152, 159, 137 + 256, -119])
+def test_an_exit_status_cannot_pass_for_a_signal(exercise, backend, secret, status):
+    # bubblewrap reports death by signal N as 128 + N: exit(137) would read as a SIGKILL
+    # we did not send (re-run, then internal_error), 152 as SIGXCPU, 159 as SIGSYS.
+    # The filter kills a program that exits with 128 or more (the kernel keeps the low byte).
+    result, wall = judge(exercise, backend, attack("exit_as_sigkill.cu", STATUS=status))
+    assert result["verdict"] == "rejected", result["message"]
+    assert "exit status above 127" in result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_a_small_exit_status_is_the_learners_runtime_error(exercise, backend):
+    result, _ = judge(exercise, backend, attack("exit_as_sigkill.cu", STATUS=3))
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert "status 3" in result["message"]
+
+
 def test_replaced_libc_cannot_open_host_files(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("replace_libc.cu", secret[0]))
     assert result["verdict"] == "wrong_answer", result["message"]
