@@ -46,6 +46,8 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
                  emit: Emit, bench_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Judge `source` and return the v1 result document."""
     started = time.perf_counter()
+    if hasattr(backend, "start_submission"):  # the emulator's wall budget starts now (#11)
+        backend.start_submission(time.monotonic())
     timings: dict[str, float] = {}
     emit({"stage": "compiling"})
     compiled = compile_submission(source, exercise, backend.arch)

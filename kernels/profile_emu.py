@@ -84,6 +84,9 @@ def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s:
                            buffers[name].size * buffers[name].full.dtype.itemsize,
                            buffers[name].full.dtype.itemsize) for name in order]
     request = emu.encode_request(wire, [emu._wire_launch(launch, order) for launch in launches], adversarial=False)
+    timeout_s = min(timeout_s, program.handle.remaining_s())  # within the submission's budget (#11)
+    if timeout_s <= 0.5:
+        raise ProfileUnavailable("the submission's time budget is spent")
     cpu_s = emu._cpu_budget(timeout_s)
     try:
         proc = program.handle.profile_process(cpu_s)

@@ -145,7 +145,7 @@ def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[
 
 
 def resources(source: str, exercise: Exercise, constants: dict[str, int],
-              arch: str = REFERENCE_ARCH) -> dict[str, dict[str, int]]:
+              arch: str = REFERENCE_ARCH, compile_s: float | None = None) -> dict[str, dict[str, int]]:
     """ptxas's resources per kernel for `arch` (NVRTC needs no GPU); {} if it cannot say."""
     from kernels.compile import SIGNATURE_FILE, SOURCE_NAME
     from kernels.nvrtc_child import CompilerLimit, compile_bounded
@@ -154,7 +154,7 @@ def resources(source: str, exercise: Exercise, constants: dict[str, int],
     full = f'{source}\n#line 1 "{SIGNATURE_FILE}"\n{declarations}\n'
     options = PTXAS_OPTIONS + [f"--gpu-architecture={arch}"] + [f"-D{k}={v}" for k, v in constants.items() if f"#define {k}" not in source]
     try:
-        out = compile_bounded(full, SOURCE_NAME, options, exercise.limits.compile_s)
+        out = compile_bounded(full, SOURCE_NAME, options, compile_s or exercise.limits.compile_s)
     except (CompilerLimit, RuntimeError) as exc:
         log.info("profile: no resources: %s", exc)
         return {}
@@ -177,8 +177,15 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
                for b in exercise.buffers}
     # ptxas's resources (NVRTC in its bounded helper process) while the counted run runs
     # in the emulator's: two processes, in parallel on a 2-core machine.
+    # Both within what is left of the emulator's budget for the submission (#11): a
+    # source slow for NVRTC alone, or a kernel that stalls only when counted, ends there.
+    left = program.handle.remaining_s()
+    if left <= 1.0:
+        log.info("profile: %s: the submission's time budget is spent", exercise.id)
+        return None
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(resources, source, exercise, constants)
+        pending = pool.submit(resources, source, exercise, constants, REFERENCE_ARCH,
+                              min(float(exercise.limits.compile_s), left))
         try:
             counts = profile_emu.count(program, launches, buffers, exercise.limits.run_s)
         except profile_emu.ProfileUnavailable as exc:

@@ -23,6 +23,7 @@ import platform
 import re
 import shutil
 import threading
+import time
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,26 @@ DIAGNOSTIC_KINDS = frozenset({"divergent_barrier", "warp_mask", "warp_mask_misma
                               "check_crash", "assert", "invalid_launch", "printf", "misaligned_address",
                               "grid_sync_without_a_cooperative_launch", "invalid_tile_size", "uninitialised_read",
                               "benign_race"})
+# Wall time for everything a submission's own code makes the emulator do: g++ on it,
+# every case (fast and checked runs), the symbolizer, the profile. Counted from the
+# pipeline's start (start_submission), so NVRTC's check of the source is in it too.
+# No lesson's reference needs half of it (the slowest, flash-attention.forward: 8.5 s
+# of tests on a loaded 2-core machine, plus 1-3 s of compile); a kernel that sleeps
+# just under its case limit in every case ends here, under 20 s with the job's start.
+BUDGET_ENV = "KDOJO_EMU_BUDGET_S"
+DEFAULT_BUDGET_S = 16.0
+_NO_DEADLINE = float("inf")
+
+
+def budget_s() -> float:
+    """$KDOJO_EMU_BUDGET_S, else DEFAULT_BUDGET_S (a bad value: the default)."""
+    try:
+        value = float(os.environ.get(BUDGET_ENV, DEFAULT_BUDGET_S))
+    except ValueError:
+        return DEFAULT_BUDGET_S
+    return value if value > 0 else DEFAULT_BUDGET_S
+
+
 MAX_DIAGNOSTICS = 32
 MAX_TEXT_CHARS = 2000
 MAX_OUTPUT_CHARS = 16 * 1024 + 64
@@ -90,6 +111,11 @@ class EmuHandle:
         if self._profile_error is not None:
             raise self._profile_error
         return self.process(toolchain.PROFILE_VARIANT, cpu_s)
+    deadline: float = _NO_DEADLINE  # time.monotonic() at which the submission's budget ends
+    budget_s: float = DEFAULT_BUDGET_S
+
+    def remaining_s(self) -> float:
+        return self.deadline - time.monotonic()
 
     def process(self, variant: str, cpu_s: int, fresh: bool = False) -> ProgramProcess:
         proc = self.processes.get(variant)
@@ -117,6 +143,13 @@ class EmuBackend:
     name = "emu"
     arch: str | None = None
     supports_timing = False
+    _started: float | None = None  # start_submission's clock, for the next build
+
+    def start_submission(self, started: float | None = None) -> None:
+        """Start the clock of the next submission's budget (budget_s()) at `started`
+        (time.monotonic(); default now). The pipeline calls it first thing, so
+        NVRTC's check counts; a build without it starts the clock itself."""
+        self._started = time.monotonic() if started is None else started
 
     def available(self) -> bool:
         return self.unavailable_reason() is None
@@ -158,9 +191,16 @@ class EmuBackend:
         names = _kernel_names(exercise)
         tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names,
                                                                                library_headers(source))
+        budget = budget_s()
+        started, self._started = (self._started or time.monotonic()), None
+        deadline = started + budget
+        compile_s = min(float(exercise.limits.compile_s), deadline - time.monotonic())
+        if compile_s <= 0.5:
+            message = f"the compile did not start: the submission's {budget:g} s budget was spent"
+            raise BuildError([Diagnostic(0, 0, "error", message)], message)
         try:
             built, messages, log = toolchain.compile_programs(
-                tu, float(exercise.limits.compile_s), check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR))
+                tu, compile_s, check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR))
         except toolchain.CompilerLimit as exc:
             raise BuildError([Diagnostic(0, 0, "error", str(exc))], str(exc)) from None
         except SourceError as exc:  # the checks on what g++'s preprocessor made of the source
@@ -169,25 +209,43 @@ class EmuBackend:
         if built is None:
             diags = _compile_diagnostics(messages, exercise)
             raise BuildError(diags, "\n".join(f"{launcher.LEARNER_FILE}:{d.line}: {d.message}" for d in diags))
-        handle = EmuHandle(built, exercise)
+        handle = EmuHandle(built, exercise, deadline=deadline, budget_s=budget)
         weakref.finalize(handle, _close, handle.processes, built.work_dir)
         return Program(kernels=tuple(names), handle=handle)
 
     def run(self, program: Program, launches: list[Launch], buffers: dict[str, GuardedArray],
             timeout_s: float) -> RunOutcome:
+        try:
+            return self._run(program, launches, buffers, timeout_s)
+        except _BudgetSpent:
+            return RunOutcome(buffers, "", _over_budget(program.handle), [])
+
+    def _run(self, program: Program, launches: list[Launch], buffers: dict[str, GuardedArray],
+             timeout_s: float) -> RunOutcome:
         handle: EmuHandle = program.handle
         order = list(buffers)
         wire = [WireBuffer(name, _bytes_view(buffers[name].full), buffers[name].payload_offset_bytes,
                            buffers[name].size * buffers[name].full.dtype.itemsize, buffers[name].full.dtype.itemsize)
                 for name in order]
         request = encode_request(wire, [_wire_launch(launch, order) for launch in launches], adversarial=False)
+        limit_s = timeout_s
+        timeout_s = min(limit_s, handle.remaining_s())
+        if timeout_s <= 0:
+            return RunOutcome(buffers, "", _over_budget(handle), [])
         cpu_s = _cpu_budget(timeout_s)
         fast = handle.process("fast", cpu_s).call(request, timeout_s, cpu_s)
         if isinstance(fast, Crash) and fast.kind == OURS:
             # Killed by a signal we did not send: the machine's fault. Once more, afresh.
-            fast = handle.process("fast", cpu_s, fresh=True).call(request, timeout_s, cpu_s)
+            timeout_s = min(limit_s, handle.remaining_s())
+            if timeout_s <= 0:
+                return RunOutcome(buffers, "", _over_budget(handle), [])
+            fast = handle.process("fast", _cpu_budget(timeout_s), fresh=True).call(request, timeout_s,
+                                                                                  _cpu_budget(timeout_s))
             if isinstance(fast, Crash) and fast.kind == OURS:
                 raise RuntimeError(f"emulator: {fast.message} (twice)")
+        if isinstance(fast, Crash) and fast.kind == "time_limit_exceeded" and timeout_s < limit_s \
+                and handle.remaining_s() <= 0.05:
+            return RunOutcome(buffers, "", _over_budget(handle), [])
         if not isinstance(fast, Crash):
             fast = _checked(fast, wire)
         diagnostics: list[RunDiagnostic] = []
@@ -195,11 +253,15 @@ class EmuBackend:
             # A crash or a hang ends the run like a sticky CUDA error; a crash of a
             # small case is re-run checked to find the line (a hang is not re-run).
             if fast.kind != "time_limit_exceeded":
-                diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, None)
+                try:
+                    diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, None)
+                except _BudgetSpent:
+                    pass  # the crash stands; only its line is not looked for
             fault = RuntimeFault(fast.kind, fast.name, fast.message, poisoned=True)
             if fast.memory is not None:
                 # Any size: the fault names its instruction (the learner's line) and address.
-                name, message, diag = _memory_fault(fast.memory, handle.built.programs["fast"], order, buffers)
+                name, message, diag = _memory_fault(fast.memory, handle.built.programs["fast"], order, buffers,
+                                                    handle.deadline)
                 fault = RuntimeFault(fast.kind, name, message, poisoned=True)
                 diagnostics.append(diag)
             # the checked re-run names a misaligned access exactly (address and line): say that
@@ -207,10 +269,10 @@ class EmuBackend:
             if exact is not None:
                 fault = RuntimeFault("runtime_error", "misaligned address", exact.message, poisoned=True)
             return RunOutcome(buffers, "", fault, unique_diagnostics(diagnostics))
-        diagnostics += _run_diagnostics(fast, handle.built.programs["fast"])
+        diagnostics += _run_diagnostics(fast, handle.built.programs["fast"], handle.deadline)
         _copy_back(fast, order, buffers)
         if fast.fault_name is not None:
-            fault = _scheduler_fault(fast, handle.built.programs["fast"])
+            fault = _scheduler_fault(fast, handle.built.programs["fast"], handle.deadline)
             if fast.fault_name == "out of memory" and handle.processes["fast"].out_of_memory():
                 fault = RuntimeFault("memory_limit_exceeded", "out of memory",
                                      f"{fast.fault_message}: the program reached its "
@@ -232,8 +294,13 @@ class EmuBackend:
             return []
         adversarial = request[:4] + (1).to_bytes(4, "little") + request[8:]
         program = handle.built.programs["check"]
+        timeout_s = min(timeout_s, handle.remaining_s())
+        if timeout_s <= 0:
+            raise _BudgetSpent
         cpu_s = _cpu_budget(timeout_s)
         checked = handle.process("check", cpu_s).call(adversarial, timeout_s, cpu_s)
+        if isinstance(checked, Crash) and checked.kind == "time_limit_exceeded" and handle.remaining_s() <= 0.05:
+            raise _BudgetSpent
         if not isinstance(checked, Crash):
             checked = _checked(checked, wire)
         if isinstance(checked, Crash):
@@ -241,16 +308,20 @@ class EmuBackend:
                 return []
             name, message, line = checked.name, checked.message, 0
             if checked.memory is not None:
-                name, message, diag = _memory_fault(checked.memory, program, order, buffers)
+                name, message, diag = _memory_fault(checked.memory, program, order, buffers, handle.deadline)
                 line = diag.line
             return [RunDiagnostic("check_crash", line, f"the checked re-run in reverse thread order crashed: "
                                                        f"{name}: {message}")]
-        diags = _run_diagnostics(checked, program)
+        diags = _run_diagnostics(checked, program, handle.deadline)
         if checked.fault_name is not None:
-            diags.append(_fault_diagnostic(checked, program))
+            diags.append(_fault_diagnostic(checked, program, handle.deadline))
         elif fast is not None:
             diags += _order_dependence(handle.exercise, fast, checked, order, buffers)
         return diags
+
+
+class _BudgetSpent(Exception):
+    """The submission's budget ended before or during the checked run."""
 
 
 def _cpu_budget(timeout_s: float) -> int:
@@ -341,12 +412,12 @@ def _copy_back(response: WireResponse, order: list[str], buffers: dict[str, Guar
 
 
 def _memory_fault(report: dict[str, int], program: Path, order: list[str],
-                  buffers: dict[str, GuardedArray]) -> tuple[str, str, RunDiagnostic]:
+                  buffers: dict[str, GuardedArray], deadline: float = _NO_DEADLINE) -> tuple[str, str, RunDiagnostic]:
     """A segmentation fault's report → (fault name, message, diagnostic), naming the
     learner's line (the faulting instruction; 0 when it is not in their code)."""
     pc = report.get("pc", 0)
     # The faulting instruction itself, not a return address: symbolize() looks up pc - 1.
-    line = _symbolize(program, [pc + 1]).get(pc + 1, 0) if pc else 0
+    line = _symbolize(program, [pc + 1], deadline).get(pc + 1, 0) if pc else 0
     at = f" (line {line})" if line else ""
     access = {1: "write", 0: "read"}.get(report.get("write", -1), "access")
     if report.get("stack"):
@@ -372,8 +443,16 @@ def _memory_fault(report: dict[str, int], program: Path, order: list[str],
     return "invalid memory access", message, RunDiagnostic("invalid_memory_access", line, message)
 
 
-def _symbolize(program: Path, pcs: list[int]) -> dict[int, int]:
-    return toolchain.symbolize(program, pcs) if pcs else {}
+def _symbolize(program: Path, pcs: list[int], deadline: float = _NO_DEADLINE) -> dict[int, int]:
+    """Lines for `pcs`, within what is left of the submission's budget (`deadline`)."""
+    left = deadline - time.monotonic()
+    return toolchain.symbolize(program, pcs, min(toolchain.SYMBOLIZE_S, left)) if pcs else {}
+
+
+def _over_budget(handle: EmuHandle) -> RuntimeFault:
+    return RuntimeFault("time_limit_exceeded", "time limit exceeded",
+                        f"the submission's runs passed the emulator's {handle.budget_s:g} s budget for compiling "
+                        "and running all its cases", poisoned=True)
 
 
 def _with_lines(message: str, lines: dict[int, int]) -> str:
@@ -383,26 +462,26 @@ def _with_lines(message: str, lines: dict[int, int]) -> str:
     return _PC_TAG.sub(sub, message)
 
 
-def _run_diagnostics(response: WireResponse, program: Path) -> list[RunDiagnostic]:
+def _run_diagnostics(response: WireResponse, program: Path, deadline: float = _NO_DEADLINE) -> list[RunDiagnostic]:
     pcs = [d.pc for d in response.diagnostics] + [int(m, 16) for d in response.diagnostics
                                                    for m in _PC_TAG.findall(d.message)]
-    lines = _symbolize(program, pcs)
+    lines = _symbolize(program, pcs, deadline)
     return [RunDiagnostic(d.kind, d.line or lines.get(d.pc, 0), _with_lines(d.message, lines))
             for d in response.diagnostics]
 
 
-def _fault_diagnostic(response: WireResponse, program: Path) -> RunDiagnostic:
+def _fault_diagnostic(response: WireResponse, program: Path, deadline: float = _NO_DEADLINE) -> RunDiagnostic:
     pcs = [response.fault_pc] + [int(m, 16) for m in _PC_TAG.findall(response.fault_message)]
-    lines = _symbolize(program, pcs)
+    lines = _symbolize(program, pcs, deadline)
     name = response.fault_name or "fault"
     kind = "out_of_bounds" if name.startswith("out-of-bounds") else name.replace(" ", "_").replace("-", "_")
     line = response.fault_line or lines.get(response.fault_pc, 0)
     return RunDiagnostic(kind, line, _with_lines(response.fault_message, lines))
 
 
-def _scheduler_fault(response: WireResponse, program: Path) -> RuntimeFault:
+def _scheduler_fault(response: WireResponse, program: Path, deadline: float = _NO_DEADLINE) -> RuntimeFault:
     name = response.fault_name or "fault"
-    diag = _fault_diagnostic(response, program)
+    diag = _fault_diagnostic(response, program, deadline)
     where = f" (line {diag.line})" if diag.line and f"line {diag.line}" not in diag.message else ""
     kind = _FAULT_KINDS.get(name, "runtime_error")
     return RuntimeFault(kind, name, diag.message + where, poisoned=kind == "time_limit_exceeded")

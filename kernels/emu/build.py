@@ -25,6 +25,7 @@ import hashlib
 import math
 import os
 import re
+import selectors
 import shlex
 import shutil
 import subprocess
@@ -46,9 +47,9 @@ _RUNTIME_FLAGS = {"fast": ["-O3"], "check": ["-O2", "-DKDOJO_CHECK"]}
 # thread overflowing its stack always hits its guard page (and is reported as a
 # stack overflow) instead of jumping over it into other memory.
 _LEARNER_FLAGS = {
-    "fast": ["-O2", "-w", "-fstack-clash-protection"],
+    "fast": ["-O2", "-w", "-fmax-errors=50", "-fstack-clash-protection"],
     # -fsanitize=alignment: our handler (runtime/kdojo_check.cpp) reports a misaligned typed access (#12)
-    "check": ["-O1", "-w", "-DKDOJO_CHECK", "-fsanitize=thread", "-fsanitize=alignment", "-fstack-clash-protection"],
+    "check": ["-O1", "-w", "-fmax-errors=50", "-DKDOJO_CHECK", "-fsanitize=thread", "-fsanitize=alignment", "-fstack-clash-protection"],
 }
 # A source with `volatile` (the warp-synchronous reduction idiom): both programs
 # call warp_step before each volatile access (runtime/kdojo_check.cpp), so the
@@ -258,15 +259,12 @@ def _run_step(argvs: dict[str, list[str]], work: Path, objects: dict[str, list[P
         procs[v] = jail.spawn(launch, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
                               start_new_session=True)
-    logs = {}
-    for v, proc in procs.items():
-        try:
-            out, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            for p in procs.values():
-                _kill(p)
-            raise CompilerLimit(_limit_message(memory, timeout_s)) from None
-        logs[v] = out.decode("utf-8", errors="replace")[-_LOG_CHARS:]
+    # The log is the learner's to make as long as they like (an error per template
+    # instantiation, millions of them): only its head and tail are kept.
+    outs = _read_bounded(procs, deadline, _LOG_CHARS, _LOG_CHARS)
+    if outs is None:
+        raise CompilerLimit(_limit_message(memory, timeout_s))
+    logs = {v: out.decode("utf-8", errors="replace") for v, out in outs.items()}
     failed = [v for v, p in procs.items() if p.returncode != 0]
     if any(_ran_out(procs[v].returncode, logs[v]) for v in failed):
         raise CompilerLimit(_limit_message(memory, timeout_s))
@@ -336,6 +334,49 @@ _OUT_OF_MEMORY = ("out of memory", "virtual memory exhausted", "Cannot allocate 
                   "memory exhausted")
 
 
+def _read_bounded(procs: dict[str, subprocess.Popen], deadline: float, head: int,
+                  tail: int) -> dict[str, bytes] | None:
+    """Each process's stdout until it ends, keeping its first `head` and last `tail`
+    bytes (a line in between says how much was dropped), then reap them. None (every
+    process killed) when `deadline` passes first. Reading never stops early, so a
+    chatty process is not blocked on a full pipe: only our memory is bounded."""
+    kept = {name: [bytearray(), bytearray(), 0] for name in procs}  # head, tail, bytes dropped
+    with selectors.DefaultSelector() as sel:
+        for name, proc in procs.items():
+            sel.register(proc.stdout, selectors.EVENT_READ, name)
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                for proc in procs.values():
+                    _kill(proc)
+                return None
+            for key, _ in sel.select(timeout=left):
+                chunk = os.read(key.fileobj.fileno(), 1 << 16)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                first, last, _ = entry = kept[key.data]
+                take = chunk[:max(0, head - len(first))]
+                first += take
+                last += chunk[len(take):]
+                if len(last) > tail:
+                    entry[2] += len(last) - tail
+                    del last[:len(last) - tail]
+    outs = {}
+    for name, proc in procs.items():
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for other in procs.values():
+                _kill(other)
+            return None
+        proc.stdout.close()
+        first, last, dropped = kept[name]
+        outs[name] = bytes(first) + (f"\n[{dropped} bytes of output dropped]\n".encode() if dropped else b"") \
+            + bytes(last)
+    return outs
+
+
 def _ran_out(returncode: int, log: str) -> bool:
     """g++ hit our memory or CPU limit (not a compile error in the source)."""
     killed = returncode < 0 or returncode > 128  # the shell reports a signal as 128+N
@@ -356,18 +397,40 @@ def _kill(proc: subprocess.Popen) -> None:
         proc.stdout.close()
 
 
-def symbolize(program: Path, pcs: list[int]) -> dict[int, int]:
+SYMBOLIZE_S = 5.0  # addr2line's CPU and wall time per look-up
+SYMBOLIZE_BYTES = 512 << 20  # and its address space
+_SYMBOLIZE_OUTPUT_CHARS = 1 << 20
+
+
+def symbolize(program: Path, pcs: list[int], timeout_s: float = SYMBOLIZE_S) -> dict[int, int]:
     """Map code addresses of `program` to lines of the learner's file (0 when elsewhere).
-    Runs addr2line on our own side of the sandbox; the program is static and not PIE."""
+
+    The program is static and not PIE. Its ELF and DWARF are the learner's to shape
+    (top-level asm can write any section: `.gnu_debugaltlink` naming /dev/stdin or a
+    FIFO made addr2line block for good; crafted debug info can cost it memory and
+    time), so addr2line runs jailed like the compiler: the toolchain and the
+    program's folder read-only, no /dev or /proc, bounded memory, CPU and wall time.
+    Whatever goes wrong there only costs the line numbers ({})."""
     pcs = [pc for pc in pcs if pc]
-    if not pcs or not shutil.which("addr2line"):
+    tool = shutil.which("addr2line")
+    if not pcs or not tool or timeout_s <= 0.2:
         return {}
     # A return address points after the call: look up the call instruction itself.
     # -a prints each address before its (inline) chain of frames: one run for all.
-    done = subprocess.run(["addr2line", "-a", "-i", "-e", str(program), *[hex(pc - 1) for pc in pcs]],
-                          capture_output=True, text=True, timeout=20)
+    argv = [tool, "-a", "-i", "-e", str(program), *[hex(pc - 1) for pc in pcs[:4096]]]
+    launch = jail.compile_launch(argv, program.parent, [], max(1, math.ceil(min(timeout_s, SYMBOLIZE_S))),
+                                 SYMBOLIZE_BYTES, writable=False)
+    try:
+        proc = jail.spawn(launch, cwd=program.parent, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"}, start_new_session=True)
+    except OSError:
+        return {}
+    outs = _read_bounded({"addr2line": proc}, time.monotonic() + min(timeout_s, SYMBOLIZE_S),
+                         _SYMBOLIZE_OUTPUT_CHARS, 0)
+    if outs is None:
+        return {}
     chains: list[list[str]] = []
-    for text in done.stdout.splitlines():
+    for text in outs["addr2line"].decode("utf-8", errors="replace").splitlines():
         if text.startswith("0x"):
             chains.append([])
         elif chains:

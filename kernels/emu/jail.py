@@ -57,7 +57,12 @@ COMPILER_TASKS = 32  # sh, g++, cc1plus, as, collect2, ld and bubblewrap's own
 # "vfork: Resource temporarily unavailable" (24 at once did, here). A program's limit
 # stays tight: its threads are the submission's to make.
 COMPILER_ROOM_TASKS = 4096
-TMP_BYTES = 256 << 20
+# The compiler's files: its bounded tmpfs /tmp (memory, not disk) and each file it
+# writes in the work folder (the host's disk). A legitimate program is a few MB; a
+# source can ask for hundreds (`.fill` in top-level asm, big initialised arrays),
+# six files of them (.ii, .s, .o and the program, twice) per submission.
+TMP_BYTES = 64 << 20
+COMPILER_FILE_BYTES = 64 << 20
 _TOOLCHAIN_DIRS = ("/usr/bin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/usr/include")
 
 
@@ -147,8 +152,10 @@ def _become_nobody() -> None:
 
 
 def _base_args() -> list[str]:
+    # --hostname: a new UTS namespace starts with the host's own name, which uname()
+    # (allowed: library code asks for it) would tell the program.
     return ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--uid", str(NOBODY), "--gid", str(NOBODY), "--clearenv"]
+            "--uid", str(NOBODY), "--gid", str(NOBODY), "--clearenv", "--hostname", "kdojo"]
 
 
 def _toolchain_binds() -> list[str]:
@@ -261,18 +268,20 @@ def spawn(launch: Launch, **popen_kwargs) -> subprocess.Popen:
 
 
 def compile_launch(argv: list[str], work_dir: Path, read_only: list[Path], cpu_s: int,
-                   memory_bytes: int) -> Launch:
+                   memory_bytes: int, writable: bool = True) -> Launch:
     """A compiler command: it may read the toolchain and `read_only`, write `work_dir`
-    and a bounded /tmp, within `memory_bytes` of address space per process."""
+    (read it only, unless `writable`) and a bounded /tmp, within `memory_bytes` of
+    address space per process."""
     current = mode()
-    limits = _limits(cpu_s, memory_bytes, 256 << 20, 256)
+    limits = _limits(cpu_s, memory_bytes, COMPILER_FILE_BYTES if writable else 0, 256)
     if not current.sandboxed:
         return Launch(argv, _child_setup(limits, COMPILER_TASKS + COMPILER_ROOM_TASKS, current.as_nobody, None))
     args = [bwrap_path() or "bwrap", *_base_args(), *_toolchain_binds(), "--size", str(TMP_BYTES),
             "--tmpfs", "/tmp"]
     for path in read_only:
         args += ["--ro-bind", str(path), str(path)]
-    args += ["--bind", str(work_dir), str(work_dir), "--remount-ro", "/", "--chdir", str(work_dir),
+    args += ["--bind" if writable else "--ro-bind", str(work_dir), str(work_dir), "--remount-ro", "/",
+             "--chdir", str(work_dir),
              "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "TMPDIR", "/tmp", "--"]
     return Launch(args + argv, _child_setup(limits, COMPILER_TASKS + COMPILER_ROOM_TASKS, current.as_nobody, None))
 

@@ -51,14 +51,36 @@ _MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)\s*$')
 _START = "namespace kdojo_user {"
 
 
+# The learner's part of the preprocessed file, at most: a 256 KB source makes far less
+# (what the runtime's headers add is not counted). Past it, the checks below (Python,
+# about 1 s per MB) would cost more than the compile: a line of `_Pragma`s expanded
+# from macros gives a line each, so a few KB of source made 60 MB of them.
+MAX_LEARNER_BYTES = 2 << 20
+
+
+def _lines(text: str):
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        yield text[start:end]
+        start = end + 1
+
+
 def learner_lines(preprocessed: str, runtime_dir: Path) -> list[tuple[int, str]]:
     """(line in the learner's file, or 0, text) of everything after the launcher's
     `namespace kdojo_user {`, whatever file the line markers claim (a learner may
     write line markers too). Raises SourceError for a file entered from there that
-    is not one of the runtime's headers."""
+    is not one of the runtime's headers, or for more than MAX_LEARNER_BYTES of it."""
     lines: list[tuple[int, str]] = []
-    current, line, started = "", 0, False
-    for raw in preprocessed.split("\n"):
+    current, line, started, size = "", 0, False, 0
+    for raw in _lines(preprocessed):
+        if started:
+            size += len(raw) + 1
+            if size > MAX_LEARNER_BYTES:
+                raise SourceError(0, f"the preprocessed kernel is larger than {MAX_LEARNER_BYTES >> 20} MB "
+                                     "(macros expanded); write it with fewer expansions")
         marker = _MARKER.match(raw)
         if marker:
             number, name, flags = int(marker.group(1)), marker.group(2), marker.group(3).split()

@@ -126,6 +126,13 @@ class _Reader:
         return bytes(self.raw(size)).decode("utf-8", errors="replace")
 
 
+# The runtime sends at most 32 diagnostics (and one profile count per launch) and one
+# buffer per request buffer. The counts are the program's to write: without a bound,
+# 8 MB of answer made 400,000 Python objects in the judge before any check.
+MAX_WIRE_DIAGNOSTICS = 1024
+MAX_WIRE_BUFFERS = 1024
+
+
 def decode_body(body: bytes | memoryview) -> WireResponse:
     """Parse a response body (after the magic and the length). Raises ValueError.
     The returned buffers are views of `body` (read-only use), not copies."""
@@ -136,12 +143,16 @@ def decode_body(body: bytes | memoryview) -> WireResponse:
     response = WireResponse(fault_name=name if faulted else None, fault_message=message,
                             fault_line=line, fault_pc=pc)
     (count,) = r.take("<I")
+    if count > MAX_WIRE_DIAGNOSTICS:
+        raise ValueError(f"{count} diagnostics")
     for _ in range(count):
         kind = r.string()
         dline, dpc = r.take("<iQ")
         response.diagnostics.append(WireDiag(kind, dline, dpc, r.string()))
     response.output = r.string()
     (nbuf,) = r.take("<I")
+    if nbuf > MAX_WIRE_BUFFERS:
+        raise ValueError(f"{nbuf} buffers")
     for _ in range(nbuf):
         (size,) = r.take("<Q")
         response.buffers.append(r.raw(size))

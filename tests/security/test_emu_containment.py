@@ -15,7 +15,9 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import os
 import resource
+import socket
 import time
 import uuid
 from pathlib import Path
@@ -58,21 +60,23 @@ def secret(tmp_path_factory):
     path.unlink(missing_ok=True)
 
 
-def _bypass_checks(mp: pytest.MonkeyPatch) -> None:
+def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False) -> None:
     def compiled_ok(source, exercise, arch=None):
         constants, _, _ = read_constants(source, exercise)
         return CompileResult("ok", 0.0, constants=constants)
 
     mp.setattr(pipeline, "compile_submission", compiled_ok)
     mp.setattr(emu_backend, "prepare", lambda source: source)
-    mp.setattr(emu_backend.preprocessed, "check", lambda text, runtime_dir: None)
+    if not keep_preprocessed:
+        mp.setattr(emu_backend.preprocessed, "check", lambda text, runtime_dir: None)
 
 
-def judge(exercise, backend, source: str, bypass: bool = True) -> tuple[dict, float]:
+def judge(exercise, backend, source: str, bypass: bool = True,
+          keep_preprocessed: bool = False) -> tuple[dict, float]:
     started = time.monotonic()
     with pytest.MonkeyPatch.context() as mp:
         if bypass:
-            _bypass_checks(mp)
+            _bypass_checks(mp, keep_preprocessed)
         result = pipeline.run_pipeline(exercise, source, backend, bench=False, seed=3, emit=lambda event: None)
     gc.collect()  # the program's handle (and its processes) go with it, as when a job process ends
     return result, time.monotonic() - started
@@ -187,6 +191,120 @@ def test_forged_stderr_reports_decide_nothing(exercise, backend, secret):
 def test_sleeping_ends_at_the_case_limit(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("sleep_per_case.cu"))
     assert result["verdict"] == "time_limit_exceeded", result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_sleeping_just_under_every_case_limit_ends_at_the_budget(backend, secret):
+    # The exercise's own limits (10 s a case): 9.5 s of sleep passes each case's wall
+    # clock, and the fast and checked runs of 13 cases took 221 s before the budget.
+    exercise = find_exercise("reduction.block_sum")
+    result, wall = judge(exercise, backend, attack("sleep_just_under.cu", SLEEP_S=9))
+    assert result["verdict"] == "time_limit_exceeded", result["message"]
+    assert "budget" in result["message"]
+    assert wall < emu_backend.budget_s() + 2, f"took {wall:.1f} s"
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_the_symbolizer_reads_no_host_path(exercise, backend, secret, tmp_path):
+    # addr2line follows a .gnu_debugaltlink the learner wrote (any path, through ..):
+    # a FIFO blocked it for good on our side of the sandbox (20 s, then an exception:
+    # internal_error). Jailed, it finds no such file and the crash keeps its verdict.
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result, wall = judge(exercise, backend, attack("addr2line_altlink.cu", fifo))
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert wall < 10, f"took {wall:.1f} s"
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_crafted_debug_info_costs_the_symbolizer_only_its_own_limits(exercise, backend, secret):
+    result, wall = judge(exercise, backend, attack("addr2line_bomb.cu", DEBUG_MB=40))
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_a_flood_of_compile_errors_is_a_short_compile_error(exercise, backend, secret):
+    # 2^24 static_assert failures, each with its instantiation chain: tens of MB of log a
+    # second, all of it kept in the judge's memory before. -fmax-errors stops g++ early,
+    # and only the log's head and tail are ever kept.
+    result, wall = judge(exercise, backend, attack("compile_error_flood.cu"))
+    assert result["verdict"] == "compile_error", result["message"]
+    assert len(json.dumps(result)) < 512 * 1024
+    assert wall < 10, f"took {wall:.1f} s"
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_the_checks_on_the_preprocessed_file_are_bounded(exercise, backend, secret):
+    # NVRTC and the source policy bypassed, the checks on what g++'s preprocessor made
+    # kept: a million `#pragma once` lines cost them a minute before they were capped.
+    result, wall = judge(exercise, backend, attack("pragma_flood.cu"), keep_preprocessed=True)
+    assert result["verdict"] in ("compile_error", "rejected"), result["message"]
+    assert "larger than 2 MB" in result["message"]
+    assert wall < 12, f"took {wall:.1f} s"
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_the_program_cannot_tell_the_hosts_name(exercise, backend, secret):
+    result, wall = judge(exercise, backend, attack("uname_hostname.cu"))
+    text = outputs(result)
+    assert "node=kdojo" in text, text[:300]
+    assert f"node={socket.gethostname()} " not in text
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("call, verdict", [
+    ({"NR": 56, "A0": 17}, "rejected"),  # clone(SIGCHLD): a new process
+    ({"NR": 58}, "rejected"),  # vfork
+    ({"NR": 435}, "wrong_answer"),  # clone3: ENOSYS (its flags are out of BPF's reach)
+    ({"NR": 425, "A0": 8}, "rejected"),  # io_uring_setup
+    ({"NR": 319}, "rejected"),  # memfd_create
+    ({"NR": 322}, "rejected"),  # execveat
+    ({"NR": 101}, "rejected"),  # ptrace
+    ({"NR": 311}, "rejected"),  # process_vm_writev
+    ({"NR": 62, "A0": -1, "A1": 9}, "rejected"),  # kill(-1, SIGKILL)
+    ({"NR": 112}, "rejected"),  # setsid
+    ({"NR": 157, "A0": 4}, "wrong_answer"),  # prctl(PR_SET_DUMPABLE): EPERM
+    ({"NR": 135, "A0": 4194304}, "rejected"),  # personality(ADDR_NO_RANDOMIZE)
+    ({"NR": 323}, "rejected"),  # userfaultfd
+    ({"NR": 37, "A0": 1}, "rejected"),  # alarm
+    ({"NR": 149}, "rejected"),  # mlock
+    ({"NR": 272, "A0": 536870912}, "rejected"),  # unshare(CLONE_NEWNS)
+    ({"NR": 41, "A0": 1, "A1": 1}, "rejected"),  # socket(AF_UNIX)
+    ({"NR": 424, "A0": 1, "A1": 9}, "rejected"),  # pidfd_send_signal
+    ({"NR": 59}, "wrong_answer"),  # execve(NULL): EFAULT (nothing to exec but the program)
+    ({"NR": 2}, "wrong_answer"),  # open: EPERM
+])
+def test_raw_system_calls_under_the_runtimes_layer(exercise, backend, secret, call, verdict):
+    result, wall = judge(exercise, backend, attack("raw_syscall_menu.cu", **call))
+    assert result["verdict"] == verdict, result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("which", [1, 2, 3])  # preinit_array, init_array, an ifunc resolver
+def test_code_placed_before_main_by_asm_runs_under_the_filter(exercise, backend, secret, which):
+    result, wall = judge(exercise, backend, attack("early_code.cu", WHICH=which))
+    assert result["verdict"] == "rejected", result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_swallowed_sigxcpu_and_sigsegv_end_at_the_case_limit(exercise, backend, secret):
+    result, wall = judge(exercise, backend, attack("swallow_signals.cu"))
+    assert result["verdict"] == "time_limit_exceeded", result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_the_compilers_files_are_bounded(exercise, backend, secret):
+    # 200 MB of initialised data: past the compiler's 64 MB a file, a compile_error
+    # (it had been four such files in the host's /tmp, and a 537 MB process tree).
+    result, wall = judge(exercise, backend, attack("huge_object.cu", SIZE_MB=200))
+    assert result["verdict"] == "compile_error", result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_a_forged_diagnostic_count_is_refused_before_it_is_read(exercise, backend, secret):
+    result, wall = judge(exercise, backend, attack("forged_diagnostics.cu"))
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert "200000 diagnostics" in result["message"]
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
