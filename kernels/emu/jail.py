@@ -158,9 +158,33 @@ def _base_args() -> list[str]:
             "--uid", str(NOBODY), "--gid", str(NOBODY), "--clearenv", "--hostname", "kdojo"]
 
 
+@functools.lru_cache(maxsize=1)
+def toolchain_dirs() -> tuple[str, ...]:
+    """What the compiler's sandbox shows of /usr: where a multiarch layout says where
+    the libraries are, /usr/lib/gcc, /usr/lib/<multiarch>, /usr/lib/bfd-plugins and
+    /usr/libexec/gcc rather than all of /usr/lib and /usr/libexec (a host's
+    /usr/lib holds other things: os-release, python3, node_modules, databases' files,
+    any file an operator put there)."""
+    cxx = os.environ.get("KDOJO_EMU_CXX") or shutil.which("g++") or "g++"
+    try:
+        multiarch = subprocess.run([cxx, "-print-multiarch"], capture_output=True, text=True,
+                                   timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        multiarch = ""
+    dirs = list(_TOOLCHAIN_DIRS)
+    if multiarch and "/" not in multiarch and os.path.isdir(f"/usr/lib/{multiarch}") \
+            and os.path.isdir("/usr/lib/gcc"):
+        dirs.remove("/usr/lib")
+        dirs += ["/usr/lib/gcc", f"/usr/lib/{multiarch}", "/usr/lib/bfd-plugins"]
+    if os.path.isdir("/usr/libexec/gcc"):
+        dirs.remove("/usr/libexec")
+        dirs.append("/usr/libexec/gcc")
+    return tuple(dirs)
+
+
 def _toolchain_binds() -> list[str]:
     args: list[str] = []
-    for d in _TOOLCHAIN_DIRS:
+    for d in toolchain_dirs():
         if os.path.isdir(d) and not os.path.islink(d):
             args += ["--ro-bind", d, d]
     for link in ("bin", "lib", "lib64", "sbin"):

@@ -148,6 +148,14 @@ def test_the_compiler_sees_no_host_files(exercise, backend, secret, name):
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
+def test_the_compiler_sees_the_toolchain_not_all_of_usr_lib(exercise, backend, secret):
+    # /usr/lib/os-release printed the host's distribution before (all of /usr/lib was bound).
+    result, wall = judge(exercise, backend, attack("incbin_usr_lib.cu"))
+    assert result["verdict"] == "compile_error", result["message"]
+    assert "NAME=" not in json.dumps(result)
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
 def test_threads_are_bounded(exercise, backend, secret):
     if not jail.mode().as_nobody and jail.os.geteuid() == 0:
         pytest.skip("bubblewrap as root: RLIMIT_NPROC does not bind (cgroup pids.max would)")
