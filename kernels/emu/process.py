@@ -91,7 +91,11 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
             # limit did (ProgramProcess decides which), or someone else did.
             return Crash(OURS, "killed", "the emulated program was killed by a signal the judge did not send "
                                          "(the machine's out-of-memory killer, or an operator)", stderr)
-        return Crash("runtime_error", "crashed", f"the program was killed by signal {signal.Signals(sig).name}", stderr)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:  # a real-time signal has no name here
+            name = str(sig)
+        return Crash("runtime_error", "crashed", f"the program was killed by signal {name}", stderr)
     return Crash("runtime_error", "crashed", f"the program exited unexpectedly (status {returncode})", stderr)
 
 

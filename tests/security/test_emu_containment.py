@@ -117,15 +117,33 @@ def test_forbidden_system_calls_end_the_program(exercise, backend, secret, name,
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
-@pytest.mark.parametrize("status", [137, 152, 159, 137 + 256, -119])
+@pytest.mark.parametrize("status", [137, 152, 159, 168, 137 + 256, -119])
 def test_an_exit_status_cannot_pass_for_a_signal(exercise, backend, secret, status):
     # bubblewrap reports death by signal N as 128 + N: exit(137) would read as a SIGKILL
-    # we did not send (re-run, then internal_error), 152 as SIGXCPU, 159 as SIGSYS.
+    # we did not send (re-run, then internal_error), 152 as SIGXCPU, 159 as SIGSYS, 168 as
+    # signal 40 (which Python could not name: an exception, internal_error).
     # The filter kills a program that exits with 128 or more (the kernel keeps the low byte).
     result, wall = judge(exercise, backend, attack("exit_as_sigkill.cu", STATUS=status))
     assert result["verdict"] == "rejected", result["message"]
     assert "exit status above 127" in result["message"]
     assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_a_program_that_cannot_be_mapped_is_the_learners_runtime_error(exercise, backend, secret):
+    # 1.6 GB of .bss: past the program's RLIMIT_AS, so execve fails after its point of
+    # no return; the kernel kills it with SIGSEGV (not a SIGKILL we would take for ours).
+    result, wall = judge(exercise, backend, attack("huge_bss.cu", SIZE_MB=1600))
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_an_unnamed_signal_is_described_not_raised():
+    from kernels.emu.process import _describe_exit
+
+    # SIGRTMIN + 6 has no name in Python's signal.Signals: it raised ValueError (our
+    # internal_error). bubblewrap's 128 + 40 from exit(168) reached it before the filter.
+    crash = _describe_exit(-40, "")
+    assert (crash.kind, crash.message) == ("runtime_error", "the program was killed by signal 40")
 
 
 def test_a_small_exit_status_is_the_learners_runtime_error(exercise, backend):
