@@ -86,11 +86,16 @@ class Judge:
                  keep_spare: bool = True, tests_budget_s: float | None = None,
                  max_attempts: int = MAX_ATTEMPTS) -> None:
         """Raises backends.BackendUnavailable when `backend` cannot run here, ValueError
-        for a bad $KDOJO_TESTS_BUDGET_S / $KDOJO_JOB_MEMORY_MB / $KDOJO_JOB_PIDS."""
+        for a bad $KDOJO_TESTS_BUDGET_S / $KDOJO_EMU_BUDGET_S / $KDOJO_JOB_MEMORY_MB /
+        $KDOJO_JOB_PIDS."""
         self.lessons_dir = Path(lessons_dir) if lessons_dir is not None else default_lessons_dir()
         self.backend = backends.resolve(backend)
         self.keep_spare = keep_spare
         self.tests_budget_s = tests_budget_s or tests_budget_from_env(self.backend)
+        if self.backend == "emu":
+            from kernels.emu.backend import budget_s
+
+            budget_s()  # a bad $KDOJO_EMU_BUDGET_S is refused now, not in the first job
         self.job_limits = JobLimits.from_env()
         self.max_attempts = max(1, max_attempts)
         self.current_job: JobProcess | None = None  # the job process judging now (tests kill it)

@@ -42,6 +42,8 @@ PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "KDOJO_NVRTC",
                 "KDOJO_EMU_CACHE", "KDOJO_COMPILE_MEMORY_MB",
                 # the emulator's sandbox (kernels/emu/jail.py): its memory, and the operator's waiver
                 "KDOJO_EMU_COMPILE_MB", "KDOJO_EMU_MEMORY_MB", "KDOJO_EMU_UNSANDBOXED",
+                # the emulator's wall budget for a whole submission (kernels/emu/backend.py)
+                "KDOJO_EMU_BUDGET_S",
                 # the profiler (kernels/profile_run.py, profile_gpu.py): the staff's switch and ncu
                 "KDOJO_PROFILE", "KDOJO_NCU", "KDOJO_NCU_SKIP")
 MEMORY_ENV, PIDS_ENV = "KDOJO_JOB_MEMORY_MB", "KDOJO_JOB_PIDS"

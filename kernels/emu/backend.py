@@ -67,12 +67,16 @@ _NO_DEADLINE = float("inf")
 
 
 def budget_s() -> float:
-    """$KDOJO_EMU_BUDGET_S, else DEFAULT_BUDGET_S (a bad value: the default)."""
+    """$KDOJO_EMU_BUDGET_S, else DEFAULT_BUDGET_S. ValueError names a bad value (the
+    judge checks it when it starts)."""
+    raw = os.environ.get(BUDGET_ENV, "").strip()
     try:
-        value = float(os.environ.get(BUDGET_ENV, DEFAULT_BUDGET_S))
+        value = float(raw) if raw else DEFAULT_BUDGET_S
     except ValueError:
-        return DEFAULT_BUDGET_S
-    return value if value > 0 else DEFAULT_BUDGET_S
+        value = 0.0
+    if not value > 0:
+        raise ValueError(f"{BUDGET_ENV}: expected seconds > 0, got {raw!r}")
+    return value
 
 
 MAX_DIAGNOSTICS = 32

@@ -231,6 +231,17 @@ def test_sleeping_just_under_every_case_limit_ends_at_the_budget(backend, secret
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
+def test_the_emulators_budget_comes_from_the_environment(monkeypatch):
+    monkeypatch.delenv(emu_backend.BUDGET_ENV, raising=False)
+    assert emu_backend.budget_s() == emu_backend.DEFAULT_BUDGET_S == 16.0
+    monkeypatch.setenv(emu_backend.BUDGET_ENV, "30")
+    assert emu_backend.budget_s() == 30.0
+    for bad in ("soon", "0", "-3"):
+        monkeypatch.setenv(emu_backend.BUDGET_ENV, bad)
+        with pytest.raises(ValueError, match="KDOJO_EMU_BUDGET_S"):
+            emu_backend.budget_s()
+
+
 def test_the_symbolizer_reads_no_host_path(exercise, backend, secret, tmp_path):
     # addr2line follows a .gnu_debugaltlink the learner wrote (any path, through ..):
     # a FIFO blocked it for good on our side of the sandbox (20 s, then an exception:
