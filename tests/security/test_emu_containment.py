@@ -220,11 +220,12 @@ def test_sleeping_ends_at_the_case_limit(exercise, backend, secret):
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
-def test_sleeping_just_under_every_case_limit_ends_at_the_budget(backend, secret):
+@pytest.mark.parametrize("spin", [0, 1])
+def test_sleeping_just_under_every_case_limit_ends_at_the_budget(backend, secret, spin):
     # The exercise's own limits (10 s a case): 9.5 s of sleep passes each case's wall
     # clock, and the fast and checked runs of 13 cases took 221 s before the budget.
     exercise = find_exercise("reduction.block_sum")
-    result, wall = judge(exercise, backend, attack("sleep_just_under.cu", SLEEP_S=9))
+    result, wall = judge(exercise, backend, attack("sleep_just_under.cu", SLEEP_S=9, SPIN=spin))
     assert result["verdict"] == "time_limit_exceeded", result["message"]
     assert "budget" in result["message"]
     assert wall < emu_backend.budget_s() + 2, f"took {wall:.1f} s"
