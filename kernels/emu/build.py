@@ -398,7 +398,7 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 SYMBOLIZE_S = 5.0  # addr2line's CPU and wall time per look-up
-SYMBOLIZE_BYTES = 512 << 20  # and its address space
+SYMBOLIZE_BYTES = 256 << 20  # and its address space (our own programs need ~30 MB)
 _SYMBOLIZE_OUTPUT_CHARS = 1 << 20
 
 
