@@ -325,6 +325,20 @@ def test_code_placed_before_main_by_asm_runs_under_the_filter(exercise, backend,
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
+@pytest.mark.parametrize("where", [0, 1])  # in a kernel; on the main thread before main
+def test_deep_recursion_is_the_learners_runtime_error(exercise, backend, secret, where):
+    result, wall = judge(exercise, backend, attack("deep_recursion.cu", WHERE=where))
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_endless_printf_ends_at_the_case_limit(exercise, backend, secret):
+    result, wall = judge(exercise, backend, attack("printf_flood.cu"))
+    assert result["verdict"] == "time_limit_exceeded", result["message"]
+    assert len(json.dumps(result)) < 256 * 1024
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
 def test_swallowed_sigxcpu_and_sigsegv_end_at_the_case_limit(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("swallow_signals.cu"))
     assert result["verdict"] == "time_limit_exceeded", result["message"]
