@@ -174,6 +174,15 @@ def test_the_compiler_sees_the_toolchain_not_all_of_usr_lib(exercise, backend, s
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
+def test_a_memory_bomb_in_the_compiler_stops_at_its_limit(exercise, backend, secret):
+    # (test_a_compile_bomb_is_a_bounded_compile_error's macros pass `1,` through
+    # non-variadic macros: g++ refuses them at once, a compile_error without a bomb.)
+    result, wall = judge(exercise, backend, attack("compile_memory_bomb.cu"))
+    assert result["verdict"] == "compile_error", result["message"]
+    assert "ran past its 2 GB" in result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
 def test_threads_are_bounded(exercise, backend, secret):
     if not jail.mode().as_nobody and jail.os.geteuid() == 0:
         pytest.skip("bubblewrap as root: RLIMIT_NPROC does not bind (cgroup pids.max would)")
