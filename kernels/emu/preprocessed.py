@@ -55,7 +55,7 @@ _START = "namespace kdojo_user {"
 # (what the runtime's headers add is not counted). Past it, the checks below (Python,
 # about 1 s per MB) would cost more than the compile: a line of `_Pragma`s expanded
 # from macros gives a line each, so a few KB of source made 60 MB of them.
-MAX_LEARNER_BYTES = 2 << 20
+MAX_LEARNER_BYTES = 1 << 20
 
 
 def _lines(text: str):

@@ -286,7 +286,7 @@ def test_the_checks_on_the_preprocessed_file_are_bounded(exercise, backend, secr
     # kept: a million `#pragma once` lines cost them a minute before they were capped.
     result, wall = judge(exercise, backend, attack("pragma_flood.cu"), keep_preprocessed=True)
     assert result["verdict"] in ("compile_error", "rejected"), result["message"]
-    assert "larger than 2 MB" in result["message"]
+    assert "larger than 1 MB" in result["message"]
     assert wall < 12, f"took {wall:.1f} s"
     assert_contained(result, wall, secret[1], exercise, backend)
 
