@@ -9,7 +9,9 @@ peak memory is that process tree's own: the child samples the resident
 memory of itself and all its descendants (g++, bubblewrap, the emulated
 program: VmRSS from /proc) every 0.1 s and reports the largest sum; the
 parent also takes `ru_maxrss` from `wait4` and keeps the larger. The wall
-time includes that process's start (~1 s).
+time includes that process's start (~1 s). That process is its children's
+subreaper: anything still alive under it 0.5 s after the verdict (an orphan
+included) is listed as left running.
 """
 
 from __future__ import annotations
@@ -25,7 +27,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "security" / "emu_attacks"
-DEFINES = {"forged_response.cu": {"HUGE": 1}}
+# Attacks judged more than once (one row each), with these #defines.
+VARIANTS = {
+    "forged_response.cu": [{"HUGE": 1}],
+    "exit_as_sigkill.cu": [{"STATUS": 137}, {"STATUS": 168}],
+    "sleep_just_under.cu": [{"SLEEP_S": 9}, {"SLEEP_S": 9, "SPIN": 1}],
+    "early_code.cu": [{"WHICH": 1}, {"WHICH": 2}, {"WHICH": 3}],
+    "huge_bss.cu": [{"SIZE_MB": 1600}],
+    "deep_recursion.cu": [{"WHERE": 0}, {"WHERE": 1}],
+    "huge_object.cu": [{"SIZE_MB": 200}],
+    "addr2line_bomb.cu": [{"DEBUG_MB": 40}],
+    "raw_syscall_menu.cu": [{"NR": 56, "A0": 17}, {"NR": 435}, {"NR": 425, "A0": 8}, {"NR": 319},
+                            {"NR": 62, "A0": -1, "A1": 9}, {"NR": 112}, {"NR": 323}, {"NR": 59}],
+}
+FIFO_MARKER = {"addr2line_altlink.cu"}  # @MARKER@ is a FIFO, not the secret file
+KEEP_PREPROCESSED = {"pragma_flood.cu"}  # the checks on g++'s preprocessed file stay on
 
 
 def _tree_rss_bytes(root: int) -> int:
@@ -56,22 +72,49 @@ def _sample_peak(peak: list[int], stop) -> None:
         stop.wait(0.1)
 
 
-def judge_one(name: str) -> dict:
+def _left_running() -> list[str]:
+    """Our live descendants (we are their subreaper: orphans come to us)."""
+    me, left = os.getpid(), []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        pid = int(entry.name)
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:80]
+            for _ in range(64):
+                pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                if pid in (me, 0, 1):
+                    break
+        except (OSError, IndexError, ValueError):
+            continue
+        if pid == me:
+            left.append(cmd)
+    return left
+
+
+def judge_one(name: str, defines: dict[str, int]) -> dict:
+    import ctypes
     import threading
+
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
     peak, stop = [0], threading.Event()
     sampler = threading.Thread(target=_sample_peak, args=(peak, stop), daemon=True)
     sampler.start()
     try:
-        row = _judge(name)
+        row = _judge(name, defines)
     finally:
         stop.set()
         sampler.join()
     row["tree_peak_mb"] = peak[0] >> 20
+    time.sleep(0.5)
+    row["left_running"] = _left_running()
     return row
 
 
-def _judge(name: str) -> dict:
+def _judge(name: str, defines: dict[str, int]) -> dict:
     from kernels.catalog import find_exercise
     from kernels.emu.backend import EmuBackend
     from tests.security.test_emu_containment import attack, judge
@@ -79,23 +122,32 @@ def _judge(name: str) -> dict:
     secret = Path("/tmp") / f"kdojo-secret-{uuid.uuid4().hex}"
     text = f"SECRET-{uuid.uuid4().hex}"
     secret.write_text(text + "\n")
+    marker = secret
+    if name in FIFO_MARKER:
+        marker = Path("/tmp") / f"kdojo-fifo-{uuid.uuid4().hex}"
+        os.mkfifo(marker)
     try:
         exercise = find_exercise("reduction.block_sum")  # its own limits: compile 15 s, 10 s a case
-        result, _ = judge(exercise, EmuBackend(), attack(name, secret, **DEFINES.get(name, {})))
+        result, _ = judge(exercise, EmuBackend(), attack(name, marker, **defines),
+                          keep_preprocessed=name in KEEP_PREPROCESSED)
     finally:
         secret.unlink(missing_ok=True)
+        if marker != secret:
+            marker.unlink(missing_ok=True)
     return {"verdict": result["verdict"], "message": result["message"][:100],
             "host_content": text in json.dumps(result)}
 
 
-def measure(name: str) -> dict:
+def measure(name: str, defines: dict[str, int]) -> dict:
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, __file__, "--one", name], stdout=subprocess.PIPE, cwd=ROOT)
+    proc = subprocess.Popen([sys.executable, __file__, "--one", json.dumps([name, defines])], stdout=subprocess.PIPE,
+                            cwd=ROOT)
     out = proc.stdout.read() if proc.stdout else b""
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     row = json.loads(out) if proc.returncode == 0 and out else {"verdict": f"(exit {proc.returncode})"}
-    row.update(attack=name, wall_s=round(time.monotonic() - started, 2),
+    label = name + (" (" + " ".join(f"{k}={v}" for k, v in defines.items()) + ")" if defines else "")
+    row.update(attack=label, wall_s=round(time.monotonic() - started, 2),
                peak_mb=max(usage.ru_maxrss // 1024, row.get("tree_peak_mb", 0)))
     return row
 
@@ -106,14 +158,18 @@ def main() -> None:
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(judge_one(args.one)))
+        name, defines = json.loads(args.one)
+        print(json.dumps(judge_one(name, defines)))
         return
-    rows = [measure(path.name) for path in sorted(ATTACKS.glob("*.cu"))]
-    print("| attack | verdict | wall | peak memory | host content |")
-    print("|---|---|---|---|---|")
+    rows = [measure(path.name, defines) for path in sorted(ATTACKS.glob("*.cu"))
+            for defines in VARIANTS.get(path.name, [{}])]
+    print("| attack | verdict | wall | peak memory | host content | left running |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
+        left = r.get("left_running")
         print(f"| {r['attack']} | {r['verdict']} | {r['wall_s']:.1f} s | {r['peak_mb']} MB | "
-              f"{'LEAKED' if r.get('host_content') else 'none'} |")
+              f"{'LEAKED' if r.get('host_content') else 'none'} | "
+              f"{'none' if left == [] else left if left else '?'} |", flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1))
 
