@@ -30,6 +30,7 @@ from kernels.compile import CompileResult
 from kernels.constants import read_constants
 from kernels.emu import backend as emu_backend
 from kernels.emu import jail
+from kernels.backend import BuildError
 from kernels.emu.backend import EmuBackend
 from kernels.spec import Limits
 
@@ -250,6 +251,26 @@ def test_the_emulators_budget_comes_from_the_environment(monkeypatch):
         monkeypatch.setenv(emu_backend.BUDGET_ENV, bad)
         with pytest.raises(ValueError, match="KDOJO_EMU_BUDGET_S"):
             emu_backend.budget_s()
+
+
+def test_the_budget_is_a_submissions_not_a_tools(exercise, backend):
+    # run_pipeline starts the clock; it is used by the next build only. A program our
+    # own tools build directly (benches that run one program for minutes) has none.
+    source = CORRECT.read_text()
+    backend.start_submission(time.monotonic() - 100)  # long spent
+    with pytest.raises(BuildError, match="budget was spent"):
+        backend.build(exercise, source, {})
+    program = backend.build(exercise, source, {})
+    try:
+        assert program.handle.deadline == float("inf")
+    finally:
+        program.handle.close()
+    backend.start_submission()
+    program = backend.build(exercise, source, {})
+    try:
+        assert 0 < program.handle.remaining_s() <= emu_backend.budget_s()
+    finally:
+        program.handle.close()
 
 
 def test_the_symbolizer_reads_no_host_path(exercise, backend, secret, tmp_path):
