@@ -115,6 +115,7 @@ class ProgramProcess:
         self.stderr = bytearray()
         self._pid: int | None = None
         self._cpu_s = 0.0  # CPU time used, as last read
+        self._sampled_at = time.monotonic()  # when _cpu_s was read
         self._cpu_limit_s: float | None = None  # the soft RLIMIT_CPU we set for this case
         self._killed = False  # we sent SIGKILL
         self.vm_peak = 0  # the program's highest address space seen (bytes)
@@ -158,7 +159,7 @@ class ProgramProcess:
             return
         used = jail.cpu_seconds(pid)
         if used is not None:
-            self._cpu_s = used
+            self._cpu_s, self._sampled_at = used, time.monotonic()
         self.vm_peak = max(self.vm_peak, jail.vm_peak_bytes(pid) or 0)
 
     def _on_stderr(self, chunk: bytes) -> None:
@@ -261,6 +262,7 @@ class ProgramProcess:
         return Crash("runtime_error", "output corrupted", message, self._stderr())
 
     def _crashed(self, deadline: float, started: float) -> Crash:
+        ended_at = time.monotonic()  # its stdout closed: it has just died (or closed it)
         try:
             self.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -280,15 +282,26 @@ class ProgramProcess:
             limit_mb = self.memory_bytes >> 20
             return Crash("memory_limit_exceeded", "out of memory",
                          f"the program used its {limit_mb} MB of memory and then {crash.message}", crash.stderr)
-        if crash.kind == OURS and (killed_by_us or self._cpu_limit_reached()):
+        if crash.kind == OURS and (killed_by_us or self._cpu_limit_reached(ended_at)):
             # SIGKILL from the hard RLIMIT_CPU we set for this case.
             return Crash("time_limit_exceeded", "time limit exceeded",
                          f"the case used its CPU time ({time.monotonic() - started:.1f} s elapsed)", crash.stderr)
         return crash
 
-    def _cpu_limit_reached(self) -> bool:
-        # The last sample is at most SAMPLE_S old; the hard limit is one second past the soft one.
-        return self._cpu_limit_s is not None and self._cpu_s >= self._cpu_limit_s - 2 * SAMPLE_S
+    def _cpu_limit_reached(self, ended_at: float) -> bool:
+        """Whether the hard RLIMIT_CPU we set (a second past the soft one) can explain a
+        SIGKILL. The last sample is up to SAMPLE_S old, and since then every thread may
+        have run on every CPU we have: 24 spinning threads on a 24-core host use 4.8 CPU
+        seconds between two samples, and their SIGKILL was read as the machine's (re-run,
+        then internal_error)."""
+        if self._cpu_limit_s is None:
+            return False
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except OSError:
+            cpus = os.cpu_count() or 1
+        reachable = self._cpu_s + max(0.0, ended_at - self._sampled_at) * cpus
+        return reachable >= self._cpu_limit_s - 2 * SAMPLE_S
 
     def _stderr(self) -> str:
         return self.stderr.decode("utf-8", errors="replace")
