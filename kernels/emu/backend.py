@@ -191,12 +191,15 @@ class EmuBackend:
             raise BackendUnavailable(refused)
         try:
             learner = prepare(source)
+            # Inside the handler too: it reads the raw source's #includes, and what it
+            # refuses (should prepare() have let the source through) is the learner's
+            # error, not an exception from the judge (internal_error).
+            headers = library_headers(source)
         except SourceError as exc:
             raise BuildError([Diagnostic(exc.line, 0, "error", exc.message)], exc.message,
                              needs_gpu=exc.feature if exc.kind == "unsupported" else "") from None
         names = _kernel_names(exercise)
-        tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names,
-                                                                               library_headers(source))
+        tu = _defines(source, exercise, constants) + launcher.translation_unit(learner, names, headers)
         budget = budget_s()
         deadline = started + budget if started is not None else _NO_DEADLINE
         compile_s = min(float(exercise.limits.compile_s), deadline - time.monotonic())
