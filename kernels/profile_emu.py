@@ -84,14 +84,18 @@ def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s:
                            buffers[name].size * buffers[name].full.dtype.itemsize,
                            buffers[name].full.dtype.itemsize) for name in order]
     request = emu.encode_request(wire, [emu._wire_launch(launch, order) for launch in launches], adversarial=False)
-    timeout_s = min(timeout_s, program.handle.remaining_s())  # within the submission's budget (#11)
+    left = program.handle.remaining_s()  # all of it within the submission's budget (#11)
+    if left <= 0.5:
+        raise ProfileUnavailable("the submission's time budget is spent")
+    try:
+        proc = program.handle.profile_process(emu._cpu_budget(min(timeout_s, left)),
+                                              None if left == float("inf") else left)
+    except (emu.toolchain.CompilerLimit, emu.toolchain.ToolchainError) as exc:
+        raise ProfileUnavailable(f"the profiler's program did not build: {str(exc)[:200]}") from None
+    timeout_s = min(timeout_s, program.handle.remaining_s())
     if timeout_s <= 0.5:
         raise ProfileUnavailable("the submission's time budget is spent")
     cpu_s = emu._cpu_budget(timeout_s)
-    try:
-        proc = program.handle.profile_process(cpu_s)
-    except (emu.toolchain.CompilerLimit, emu.toolchain.ToolchainError) as exc:
-        raise ProfileUnavailable(f"the profiler's program did not build: {str(exc)[:200]}") from None
     got = proc.call(profile_request(request), timeout_s, cpu_s)
     if isinstance(got, Crash) or got.fault_name is not None:
         raise ProfileUnavailable("the profiled run did not finish")
