@@ -91,26 +91,24 @@ class EmuHandle:
     exercise: Any
     processes: dict[str, ProgramProcess] = field(default_factory=dict)
     _profile_build: threading.Thread | None = None
-    _profile_error: BaseException | None = None
+    _profile_errors: list = field(default_factory=list)  # the background compile's exception
     deadline: float = _NO_DEADLINE  # time.monotonic() at which the submission's budget ends
     budget_s: float = DEFAULT_BUDGET_S
+    # the background compile's processes: stopped with the handle, never left after a verdict
+    _compiles: list = field(default_factory=list)
 
     def start_profile_build(self) -> None:
         """Compile the profiler's program (#16: the check program with basic-block coverage) in
         the background, e.g. while the tests run, so the profile step does not wait for it."""
         if self._profile_build is None:
-            self._profile_build = threading.Thread(target=self._build_profile, name="kdojo-profile-build",
-                                                   daemon=True)
+            # Within the submission's budget (#11), and the thread holds no reference to
+            # the handle: the handle's finalizer (and close()) stop the compile with it,
+            # rather than the compile keeping the handle, and itself, alive past the verdict.
+            timeout_s = min(float(self.exercise.limits.compile_s), max(0.5, self.remaining_s()))
+            self._profile_build = threading.Thread(
+                target=_build_profile, args=(self.built, timeout_s, self._compiles, self._profile_errors),
+                name="kdojo-profile-build", daemon=True)
             self._profile_build.start()
-
-    def _build_profile(self) -> None:
-        try:
-            # within the submission's budget (#11): it runs beside the tests, and whatever
-            # of it outlived the verdict would be left running after it
-            toolchain.compile_profile_program(self.built, min(float(self.exercise.limits.compile_s),
-                                                              max(0.5, self.remaining_s())))
-        except BaseException as exc:  # noqa: BLE001 — handed to profile_process's caller
-            self._profile_error = exc
 
     def profile_process(self, cpu_s: int, wait_s: float | None = None) -> ProgramProcess:
         """The profiler's program's process; raises toolchain.CompilerLimit / ToolchainError
@@ -119,8 +117,8 @@ class EmuHandle:
         self._profile_build.join(wait_s)
         if self._profile_build.is_alive():
             raise toolchain.CompilerLimit("the profiler's program was still compiling")
-        if self._profile_error is not None:
-            raise self._profile_error
+        if self._profile_errors:
+            raise self._profile_errors[0]
         return self.process(toolchain.PROFILE_VARIANT, cpu_s)
 
     def remaining_s(self) -> float:
@@ -136,15 +134,26 @@ class EmuHandle:
         return proc
 
     def close(self) -> None:
-        for proc in self.processes.values():
-            proc.kill()
+        _close(self.processes, self.built.work_dir, self._compiles)
         self.processes.clear()
-        shutil.rmtree(self.built.work_dir, ignore_errors=True)
 
 
-def _close(processes: dict[str, ProgramProcess], work_dir: Path) -> None:
+def _build_profile(built: toolchain.Built, timeout_s: float, compiles: list, errors: list) -> None:
+    try:
+        toolchain.compile_profile_program(built, timeout_s, compiles)
+    except BaseException as exc:  # noqa: BLE001 — handed to profile_process's caller
+        errors.append(exc)
+
+
+def _close(processes: dict[str, ProgramProcess], work_dir: Path, compiles: list | None = None) -> None:
     for proc in processes.values():
         proc.kill()
+    for proc in compiles or []:  # the profiler's program, still compiling in the background (#11)
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, 9)
+            except ProcessLookupError:
+                pass
     shutil.rmtree(work_dir, ignore_errors=True)
 
 
@@ -223,7 +232,7 @@ class EmuBackend:
             diags = _compile_diagnostics(messages, exercise)
             raise BuildError(diags, "\n".join(f"{launcher.LEARNER_FILE}:{d.line}: {d.message}" for d in diags))
         handle = EmuHandle(built, exercise, deadline=deadline, budget_s=budget)
-        weakref.finalize(handle, _close, handle.processes, built.work_dir)
+        weakref.finalize(handle, _close, handle.processes, built.work_dir, handle._compiles)
         return Program(kernels=tuple(names), handle=handle)
 
     def run(self, program: Program, launches: list[Launch], buffers: dict[str, GuardedArray],

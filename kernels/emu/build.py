@@ -249,8 +249,9 @@ def _read_preprocessed(path: Path, timeout_s: float) -> str:
 
 
 def _run_step(argvs: dict[str, list[str]], work: Path, objects: dict[str, list[Path]], timeout_s: float,
-              deadline: float) -> tuple[bool, str]:
-    """Run one command per variant at once, jailed. (failed?, the first failure's log)."""
+              deadline: float, running: list[subprocess.Popen] | None = None) -> tuple[bool, str]:
+    """Run one command per variant at once, jailed. (failed?, the first failure's log).
+    Each process started is appended to `running` (for a caller that may stop them)."""
     memory = jail.compile_memory_bytes()
     procs = {}
     for v, argv in argvs.items():
@@ -259,6 +260,8 @@ def _run_step(argvs: dict[str, list[str]], work: Path, objects: dict[str, list[P
         procs[v] = jail.spawn(launch, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
                               start_new_session=True)
+        if running is not None:
+            running.append(procs[v])
     # The log is the learner's to make as long as they like (an error per template
     # instantiation, millions of them): only its head and tail are kept.
     outs = _read_bounded(procs, deadline, _LOG_CHARS, _LOG_CHARS)
@@ -271,7 +274,7 @@ def _run_step(argvs: dict[str, list[str]], work: Path, objects: dict[str, list[P
     return bool(failed), logs[failed[0]] if failed else ""
 
 
-def compile_profile_program(built: Built, timeout_s: float) -> Path:
+def compile_profile_program(built: Built, timeout_s: float, running: list[subprocess.Popen] | None = None) -> Path:
     """Compile the profiler's program (PROFILE_VARIANT) beside `built`'s, from the check program's
     preprocessed source in its work directory (what the source checks read, so they need not run
     again); its path (also added to built.programs). Raises CompilerLimit past `timeout_s`,
@@ -285,7 +288,7 @@ def compile_profile_program(built: Built, timeout_s: float) -> Path:
                 "-o", f"tu_{v}.o"]
     link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
     step = {v: ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]}
-    failed, log = _run_step(step, built.work_dir, objects, timeout_s, time.monotonic() + timeout_s)
+    failed, log = _run_step(step, built.work_dir, objects, timeout_s, time.monotonic() + timeout_s, running)
     if failed:
         raise ToolchainError(f"the profiler's program does not build:\n{log[-4000:]}")
     built.programs[v] = built.work_dir / f"prog_{v}"
