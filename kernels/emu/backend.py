@@ -124,6 +124,18 @@ class EmuHandle:
     def remaining_s(self) -> float:
         return self.deadline - time.monotonic()
 
+    def time_left(self, limit_s: float) -> float:
+        """A run's wall limit: `limit_s`, cut to what is left of the budget; _BudgetSpent
+        (run() makes it the submission's time_limit_exceeded) when nothing is left."""
+        timeout_s = min(limit_s, self.remaining_s())
+        if timeout_s <= 0:
+            raise _BudgetSpent
+        return timeout_s
+
+    def spent(self) -> bool:
+        """The budget is over (a run's time-out at this moment was the budget's, not the case's)."""
+        return self.remaining_s() <= 0.05
+
     def process(self, variant: str, cpu_s: int, fresh: bool = False) -> ProgramProcess:
         proc = self.processes.get(variant)
         if fresh and proc is not None:
@@ -251,23 +263,18 @@ class EmuBackend:
                 for name in order]
         request = encode_request(wire, [_wire_launch(launch, order) for launch in launches], adversarial=False)
         limit_s = timeout_s
-        timeout_s = min(limit_s, handle.remaining_s())
-        if timeout_s <= 0:
-            return RunOutcome(buffers, "", _over_budget(handle), [])
+        timeout_s = handle.time_left(limit_s)
         cpu_s = _cpu_budget(timeout_s)
         fast = handle.process("fast", cpu_s).call(request, timeout_s, cpu_s)
         if isinstance(fast, Crash) and fast.kind == OURS:
             # Killed by a signal we did not send: the machine's fault. Once more, afresh.
-            timeout_s = min(limit_s, handle.remaining_s())
-            if timeout_s <= 0:
-                return RunOutcome(buffers, "", _over_budget(handle), [])
-            fast = handle.process("fast", _cpu_budget(timeout_s), fresh=True).call(request, timeout_s,
-                                                                                  _cpu_budget(timeout_s))
+            timeout_s = handle.time_left(limit_s)
+            cpu_s = _cpu_budget(timeout_s)
+            fast = handle.process("fast", cpu_s, fresh=True).call(request, timeout_s, cpu_s)
             if isinstance(fast, Crash) and fast.kind == OURS:
                 raise RuntimeError(f"emulator: {fast.message} (twice)")
-        if isinstance(fast, Crash) and fast.kind == "time_limit_exceeded" and timeout_s < limit_s \
-                and handle.remaining_s() <= 0.05:
-            return RunOutcome(buffers, "", _over_budget(handle), [])
+        if isinstance(fast, Crash) and fast.kind == "time_limit_exceeded" and timeout_s < limit_s and handle.spent():
+            raise _BudgetSpent
         if not isinstance(fast, Crash):
             fast = _checked(fast, wire)
         diagnostics: list[RunDiagnostic] = []
@@ -316,12 +323,10 @@ class EmuBackend:
             return []
         adversarial = request[:4] + (1).to_bytes(4, "little") + request[8:]
         program = handle.built.programs["check"]
-        timeout_s = min(timeout_s, handle.remaining_s())
-        if timeout_s <= 0:
-            raise _BudgetSpent
+        timeout_s = handle.time_left(timeout_s)
         cpu_s = _cpu_budget(timeout_s)
         checked = handle.process("check", cpu_s).call(adversarial, timeout_s, cpu_s)
-        if isinstance(checked, Crash) and checked.kind == "time_limit_exceeded" and handle.remaining_s() <= 0.05:
+        if isinstance(checked, Crash) and checked.kind == "time_limit_exceeded" and handle.spent():
             raise _BudgetSpent
         if not isinstance(checked, Crash):
             checked = _checked(checked, wire)
