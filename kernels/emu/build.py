@@ -206,11 +206,12 @@ def compile_programs(tu_text: str, timeout_s: float,
                         "-x", "c++", "-c", LEARNER_FILE, "-o", f"tu_{v}.o"]
             link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
             steps[v] = ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]
-        failed, log = _run_step(steps, work, objects, timeout_s, deadline)
+        binds = {v: _runtime_binds(objects[v]) for v in VARIANTS}
+        failed, log = _run_step(steps, work, binds, timeout_s, deadline)
         if failed and _OUT_OF_TASKS.search(log):
             # The machine had no process to spare (other sandboxes): ours, not the learner's. Once more.
             time.sleep(0.5)
-            failed, log = _run_step(steps, work, objects, timeout_s, deadline)
+            failed, log = _run_step(steps, work, binds, timeout_s, deadline)
             if failed and _OUT_OF_TASKS.search(log):
                 raise ToolchainError("the compiler could not start its processes (the machine has none to spare)")
         # The checks read exactly what the compiler compiled, before anything of it runs
@@ -248,14 +249,21 @@ def _read_preprocessed(path: Path, timeout_s: float) -> str:
     return path.read_text(errors="replace")
 
 
-def _run_step(argvs: dict[str, list[str]], work: Path, objects: dict[str, list[Path]], timeout_s: float,
+def _runtime_binds(objects: list[Path]) -> list[Path]:
+    """What a jailed compile of a learner's program reads besides the toolchain: our headers
+    and the runtime's objects it links."""
+    return [RUNTIME_DIR, objects[0].parent]
+
+
+def _run_step(argvs: dict[str, list[str]], work: Path, read_only: dict[str, list[Path]], timeout_s: float,
               deadline: float, running: list[subprocess.Popen] | None = None) -> tuple[bool, str]:
-    """Run one command per variant at once, jailed. (failed?, the first failure's log).
-    Each process started is appended to `running` (for a caller that may stop them)."""
+    """Run one command per variant at once, jailed, each able to read its `read_only` paths.
+    (failed?, the first failure's log). Each process started is appended to `running` (for
+    a caller that may stop them)."""
     memory = jail.compile_memory_bytes()
     procs = {}
     for v, argv in argvs.items():
-        launch = jail.compile_launch(argv, work, [RUNTIME_DIR, objects[v][0].parent],
+        launch = jail.compile_launch(argv, work, read_only[v],
                                      max(1, math.ceil(timeout_s)), memory // len(argvs))
         procs[v] = jail.spawn(launch, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
@@ -288,7 +296,8 @@ def compile_profile_program(built: Built, timeout_s: float, running: list[subpro
                 "-o", f"tu_{v}.o"]
     link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
     step = {v: ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]}
-    failed, log = _run_step(step, built.work_dir, objects, timeout_s, time.monotonic() + timeout_s, running)
+    failed, log = _run_step(step, built.work_dir, {v: _runtime_binds(objects[v])}, timeout_s,
+                            time.monotonic() + timeout_s, running)
     if failed:
         raise ToolchainError(f"the profiler's program does not build:\n{log[-4000:]}")
     built.programs[v] = built.work_dir / f"prog_{v}"
@@ -315,20 +324,15 @@ def _toolchain_fault_of_our_own(timeout_s: float) -> str:
     try:
         (work / "probe.cpp").write_text(_PROBE_SOURCE)
         argv = [gxx() or "g++", *_COMMON, "probe.cpp", *_LINK, "-lboost_context", "-o", "probe"]
-        launch = jail.compile_launch(argv, work, [], max(1, math.ceil(timeout_s)), jail.compile_memory_bytes())
-        proc = jail.spawn(launch, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(work)},
-                          start_new_session=True)
+        timeout_s = max(1.0, timeout_s)
         try:
-            out, _ = proc.communicate(timeout=max(1.0, timeout_s))
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            return "the compiler did not build a one-line program in time"
-        if proc.returncode == 0:
+            failed, log = _run_step({"probe": argv}, work, {"probe": []}, timeout_s, time.monotonic() + timeout_s)
+        except CompilerLimit:
+            return "the compiler did not build a one-line program within its limits"
+        if not failed:
             return ""
-        text = out.decode("utf-8", errors="replace")
-        hint = _TOOLCHAIN_FAULT.search(text)
-        return hint.group(0) if hint else (text.strip().splitlines() or ["g++ failed"])[0][:300]
+        hint = _TOOLCHAIN_FAULT.search(log)
+        return hint.group(0) if hint else (log.strip().splitlines() or ["g++ failed"])[0][:300]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
