@@ -372,14 +372,6 @@ KDOJO_VOLATILE_HOOK(16)
 
 extern "C" void __tsan_read_range(void* a, size_t n) { kdojo::access(reinterpret_cast<uintptr_t>(a), n, false, false, KDOJO_RA); }
 extern "C" void __tsan_write_range(void* a, size_t n) { kdojo::access(reinterpret_cast<uintptr_t>(a), n, true, false, KDOJO_RA); }
-extern "C" void __tsan_init() {}
-extern "C" void __tsan_func_entry(void*) {}
-extern "C" void __tsan_func_exit() {}
-extern "C" void __tsan_vptr_update(void**, void*) {}
-extern "C" void __tsan_vptr_read(void**) {}
-extern "C" void* __tsan_memcpy(void* d, const void* s, size_t n) { return memcpy(d, s, n); }
-extern "C" void* __tsan_memset(void* d, int c, size_t n) { return memset(d, c, n); }
-extern "C" void* __tsan_memmove(void* d, const void* s, size_t n) { return memmove(d, s, n); }
 #undef KDOJO_RA
 
 #else  // the fast build: no checker
@@ -408,6 +400,12 @@ KDOJO_FAST_HOOK(16)
 #undef KDOJO_FAST_HOOK
 extern "C" void __tsan_read_range(void*, size_t) {}
 extern "C" void __tsan_write_range(void*, size_t) {}
+extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+#endif
+
+// Both builds: hooks with nothing to check (calls, vtables) and the memory functions.
 extern "C" void __tsan_init() {}
 extern "C" void __tsan_func_entry(void*) {}
 extern "C" void __tsan_func_exit() {}
@@ -416,7 +414,3 @@ extern "C" void __tsan_vptr_read(void**) {}
 extern "C" void* __tsan_memcpy(void* d, const void* s, size_t n) { return memcpy(d, s, n); }
 extern "C" void* __tsan_memset(void* d, int c, size_t n) { return memset(d, c, n); }
 extern "C" void* __tsan_memmove(void* d, const void* s, size_t n) { return memmove(d, s, n); }
-extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
-
-#endif
