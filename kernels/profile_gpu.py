@@ -144,10 +144,9 @@ _WAIT_LIMIT_S = 120.0
 class PendingProfile:
     """An ncu child started ahead of time, waiting to be released (or cancelled)."""
 
-    def __init__(self, exercise: Any, case_index: int, proc: subprocess.Popen, tmp: tempfile.TemporaryDirectory,
-                 started: float) -> None:
+    def __init__(self, exercise: Any, case_index: int, proc: subprocess.Popen,
+                 tmp: tempfile.TemporaryDirectory) -> None:
         self.exercise, self.case_index, self.proc, self._tmp = exercise, case_index, proc, tmp
-        self.started = started  # time.monotonic() at the start; the budget counts from the release
 
     def finish(self, resources: dict[str, dict[str, int]], budget_s: float = PROFILE_BUDGET_S,
                measured: dict[str, Any] | None = None) -> dict[str, Any] | None:
@@ -194,7 +193,7 @@ def start_profile(exercise: Any, source: str, case_index: int, seed: int, lesson
     proc = subprocess.Popen(ncu_command(ncu, [k.name for k in exercise.kernels], child), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
                             cwd=Path(__file__).resolve().parent.parent)
-    return PendingProfile(exercise, case_index, proc, tmp, time.monotonic())
+    return PendingProfile(exercise, case_index, proc, tmp)
 
 
 def profile_on_gpu(exercise: Any, source: str, case_index: int, seed: int, lessons_dir: Path,

@@ -58,14 +58,19 @@ def _gpu_case(exercise: Exercise, constants: dict[str, int]) -> int:
     return max(range(len(exercise.tests)), key=lambda i: _threads(exercise, constants, i))
 
 
+def _gpu_arch(backend: Any) -> str:
+    """The arch the judge builds for on this GPU (resources and the child's compile alike)."""
+    return getattr(backend, "arch", None) or REFERENCE_ARCH
+
+
 def start_gpu_profile(exercise: Exercise, source: str, backend: Any, constants: dict[str, int],
                       seed: int) -> Any:
     """Start the ncu child before the benchmark (kernels.profile_gpu.start_profile), or None.
     The caller hands it to profile_attempt, or cancels it."""
     from kernels.profile_gpu import start_profile
 
-    arch = getattr(backend, "arch", None) or REFERENCE_ARCH
-    return start_profile(exercise, source, _gpu_case(exercise, constants), seed, exercise.lesson_dir.parent, arch)
+    return start_profile(exercise, source, _gpu_case(exercise, constants), seed, exercise.lesson_dir.parent,
+                         _gpu_arch(backend))
 
 
 def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
@@ -79,9 +84,8 @@ def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
     from kernels.profile_gpu import profile_on_gpu
 
     index = pending.case_index if pending is not None else _gpu_case(exercise, constants)
-    arch = getattr(backend, "arch", None) or REFERENCE_ARCH
     measured: dict[str, Any] = {}
-    res = resources(source, exercise, constants, arch)
+    res = resources(source, exercise, constants, _gpu_arch(backend))
     if pending is not None:
         doc = pending.finish(res, measured=measured)
     else:
