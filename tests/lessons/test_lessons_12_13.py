@@ -294,6 +294,21 @@ def test_conv2d_cases_catch_every_named_bug(kit):
     assert all(caught.values()), caught
 
 
+def test_conv2d_cases_reach_the_references_unchecked_path(kit):
+    """The reference stages and stores without bounds checks (float4) in the blocks whose tile
+    and halo of 2 columns and K/2 rows lie inside the image, when W % 4 == 0: some test must
+    have such a block, for both K, so the fast path is judged and not only the checked one."""
+    def inside_blocks(h, w, k):
+        r = k // 2
+        cols = sum(1 for bx in range(1, -(-w // 32)) if bx * 32 + 34 <= w)
+        rows = sum(1 for by in range(-(-h // 64)) if by * 64 >= r and by * 64 + 64 + r <= h)
+        return cols * rows if w % 4 == 0 else 0
+
+    cases = _cases(kit, "12-convolution", "conv2d")
+    for k in (3, 5):
+        assert any(inside_blocks(c["H"], c["W"], k) for c in cases if c["K"] == k), k
+
+
 def _gemv_splits(m, k):
     """gridDim.y of the spec's launch."""
     return max(1, min(-(-k // 2048), 1056 // -(-m // 8)))
