@@ -246,6 +246,7 @@ class Launch:
     argv: list[str]
     preexec_fn: Callable[[], None]
     pass_fds: tuple[int, ...] = ()
+    status_fd: int | None = None  # ours to read: bubblewrap's --json-status-fd (program_launch)
 
     def close_fds(self) -> None:
         for fd in self.pass_fds:
@@ -324,10 +325,20 @@ def program_launch(program: Path, cpu_s: int, memory_bytes: int | None = None) -
     read_fd, write_fd = os.pipe()
     os.write(write_fd, seccomp.program_filter())  # a few KiB: fits in the pipe
     os.close(write_fd)
+    # bubblewrap writes `"exit-code"` there only once the program has run: a sandbox that could not
+    # start it (its clone refused by the shared RLIMIT_NPROC of uid 65534 while other sandboxes
+    # start, a mount failing) exits 1 without it, which is the machine's fault, not the learner's.
+    status_r, status_w = os.pipe()
+    os.set_blocking(status_r, False)
     args = [bwrap_path() or "bwrap", *_base_args(), "--setenv", "KDOJO_CPU_S", str(cpu_s),
             "--ro-bind", str(program), "/kdojo-program", "--remount-ro", "/", "--chdir", "/",
-            "--seccomp", str(read_fd), "--", "/kdojo-program"]
-    return Launch(args, _child_setup(limits, PROGRAM_TASKS, current.as_nobody, None), (read_fd,))
+            "--seccomp", str(read_fd), "--json-status-fd", str(status_w), "--", "/kdojo-program"]
+    return Launch(args, _child_setup(limits, PROGRAM_TASKS, current.as_nobody, None), (read_fd, status_w), status_r)
+
+
+def sandbox_ran_program(status: bytes) -> bool:
+    """Whether bubblewrap's JSON status (what its --json-status-fd received) says the program ran."""
+    return b'"exit-code"' in status
 
 
 def program_env(cpu_s: int) -> dict[str, str]:

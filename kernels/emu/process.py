@@ -109,9 +109,15 @@ class ProgramProcess:
     def __init__(self, program: Path, cpu_s: int) -> None:
         self.program = program
         self.memory_bytes = jail.program_memory_bytes("check" if program.name.endswith("check") else "fast")
-        self.proc = jail.spawn(jail.program_launch(program, cpu_s, self.memory_bytes), stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=jail.program_env(cpu_s),
-                               start_new_session=True, close_fds=True)
+        launch = jail.program_launch(program, cpu_s, self.memory_bytes)
+        self._status_fd = launch.status_fd  # bubblewrap's JSON status (sandboxed only)
+        self._status = b""
+        try:
+            self.proc = jail.spawn(launch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env=jail.program_env(cpu_s), start_new_session=True, close_fds=True)
+        except BaseException:
+            self._close_status()
+            raise
         self.stderr = bytearray()
         self._pid: int | None = None
         self._cpu_s = 0.0  # CPU time used, as last read
@@ -133,6 +139,29 @@ class ProgramProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def _read_status(self) -> bytes:
+        """What bubblewrap has written to its status fd so far (never blocks)."""
+        while self._status_fd is not None and len(self._status) < 1 << 16:
+            try:
+                chunk = os.read(self._status_fd, 4096)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                self._close_status()
+                break
+            if not chunk:
+                break
+            self._status += chunk
+        return self._status
+
+    def _close_status(self) -> None:
+        if self._status_fd is not None:
+            try:
+                os.close(self._status_fd)
+            except OSError:
+                pass
+            self._status_fd = None
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             self._killed = True
@@ -147,6 +176,7 @@ class ProgramProcess:
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream:
                 stream.close()
+        self._close_status()
 
     def _program_pid(self) -> int | None:
         if self._pid is None:
@@ -275,7 +305,13 @@ class ProgramProcess:
         self.stderr += rest[:max(0, STDERR_CAP_BYTES - len(self.stderr))]
         code = self.proc.returncode if self.proc.returncode is not None else -signal.SIGKILL
         killed_by_us = self._killed
+        sandboxed = self._status_fd is not None
+        status = self._read_status()
         self.kill()
+        if sandboxed and code == 1 and not killed_by_us and not jail.sandbox_ran_program(status):
+            # bubblewrap's own failure before the program ran (its status has no exit code):
+            # nothing the learner wrote has run yet. The judge starts it afresh once.
+            return Crash(OURS, "sandbox failed", "the sandbox could not start the program", self._stderr())
         crash = _describe_exit(code, self._stderr())
         if crash.kind == "runtime_error" and self.vm_peak >= OOM_FRACTION * self.memory_bytes:
             # Our RLIMIT_AS made an allocation fail and the program died of it.

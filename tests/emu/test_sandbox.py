@@ -18,7 +18,7 @@ from kernels.emu.backend import EmuBackend
 from kernels.emu.source import SourceError, prepare
 from kernels.pipeline import run_pipeline
 from kernels.spec import Limits
-from kernels.emu.process import ProgramProcess
+from kernels.emu.process import Crash, ProgramProcess
 from tests.emu.harness import compile_source, launch, needs_gpu
 
 SIGNATURE = 'extern "C" __global__ void block_sum(const float* in, float* out, int N)'
@@ -298,3 +298,20 @@ def _no_children(read_text):
             raise FileNotFoundError(self)
         return read_text(self, *args, **kwargs)
     return patched
+
+
+def test_a_sandbox_that_cannot_start_the_program_is_the_machines_fault(tmp_path):
+    # bubblewrap exits 1 without running the program when its own set-up fails (here a program file
+    # that is not there; on a busy host, its clone refused by uid 65534's shared RLIMIT_NPROC): its
+    # status then has no "exit-code", and the crash is ours (the judge starts the program afresh),
+    # not the learner's runtime_error.
+    assert jail.bwrap_works(), jail.mode().reason
+    from kernels.emu.process import OURS
+    from kernels.emu.protocol import encode_request
+    proc = ProgramProcess(tmp_path / "missing.fast", 5)
+    try:
+        got = proc.call(encode_request([], [], False), 5.0)
+    finally:
+        proc.kill()
+    assert isinstance(got, Crash) and (got.kind, got.name) == (OURS, "sandbox failed"), got
+
