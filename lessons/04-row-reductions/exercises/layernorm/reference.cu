@@ -1,12 +1,27 @@
 // LayerNorm over the last dimension, one block per row:
 //   y = (x - mean) / sqrt(var + eps) * weight + bias,  var = mean((x - mean)^2)  (biased)
-// Fast path: the row is read once into registers (VPT float4 per thread), so
-// the mean, the two-pass variance and the write all reuse those registers.
+//
+// Short rows (at most VPT float4 per thread): the row is read once into
+// registers, so the mean, the exact two-pass variance and the write all reuse
+// those registers; x leaves DRAM once.
+//
 // Long or unaligned rows: one pass of shifted sums (shift k = x[0], which keeps
 // sum((x-k)^2) free of the cancellation that E[x^2] - mean^2 suffers), then a
-// write pass that re-reads the row (from L2, evict-first). Both passes keep
-// BATCH loads in flight.
-#define VPT 4    // float4 vectors cached per thread on the fast path
+// write pass. The write pass needs x again, and a 50,304-column row (201 KB)
+// does not fit in one block's registers, so part of it is read twice.
+//   KEEP: each thread's first KEEP float4 (64 KB of a 1024-thread row) stay in
+//   registers from the first pass to the write pass; only the rest is read
+//   again, from L2 (the first pass has just brought it there). That is 64 KB
+//   less L2 traffic per row and 64 KB fewer loads waiting after the barrier.
+//   Why 4 and no more: __launch_bounds__(1024) allows 64 registers a thread;
+//   KEEP float4 take 4 * KEEP of them for the whole kernel, and the batches in
+//   flight need theirs too. Keeping 6 or 8 (docs/benchmarks.md) left fewer
+//   loads in flight and was slower than keeping 4.
+//   BATCH: both passes issue BATCH independent float4 loads before using any,
+//   so each thread has several memory requests in flight (one block per SM
+//   has only 32 warps to hide the latency with).
+#define VPT 4    // float4 per thread on the short-row path (whole row in registers)
+#define KEEP 4   // float4 per thread kept in registers on the long-row path
 #define BATCH 4  // independent float4 loads in flight on the long-row path
 
 __device__ __forceinline__ float warp_sum(float v) {
@@ -29,7 +44,15 @@ __device__ __forceinline__ float4 norm4(float4 v, float mean, float rstd, float4
     return make_float4((v.x - mean) * rstd * w.x + b.x, (v.y - mean) * rstd * w.y + b.y,
                        (v.z - mean) * rstd * w.z + b.z, (v.w - mean) * rstd * w.w + b.w);
 }
-extern "C" __global__ void layernorm(const float* x, const float* weight, const float* bias,
+// Adds one float4, shifted by k, to the running sum and sum of squares.
+__device__ __forceinline__ void add_shifted(float4 v, float k, float& s, float& q) {
+    float a0 = v.x - k, a1 = v.y - k, a2 = v.z - k, a3 = v.w - k;
+    s += (a0 + a1) + (a2 + a3);
+    q += (a0 * a0 + a1 * a1) + (a2 * a2 + a3 * a3);
+}
+// __launch_bounds__(1024): the plan may launch 1024 threads, so ptxas must fit
+// the kernel in 64 registers a thread (without it, launches of 1024 can fail).
+extern "C" __global__ void __launch_bounds__(1024) layernorm(const float* x, const float* weight, const float* bias,
                                      float* y, int rows, int cols, float eps) {
     __shared__ float scratch[32];
     const float* xr = x + (size_t)blockIdx.x * cols;
@@ -38,10 +61,11 @@ extern "C" __global__ void layernorm(const float* x, const float* weight, const 
                ((size_t)weight % 16 == 0) && ((size_t)bias % 16 == 0);
     int n4 = cols / 4;
     const int nt = blockDim.x, tid = threadIdx.x;
+    const float4* x4 = reinterpret_cast<const float4*>(xr);
+    float4* y4 = reinterpret_cast<float4*>(yr);
     const float4* w4 = reinterpret_cast<const float4*>(weight);
     const float4* b4 = reinterpret_cast<const float4*>(bias);
     if (vec && n4 <= VPT * nt) {
-        const float4* x4 = reinterpret_cast<const float4*>(xr);
         float4 v[VPT];
         float s = 0.0f;
 #pragma unroll
@@ -59,7 +83,6 @@ extern "C" __global__ void layernorm(const float* x, const float* weight, const 
             }
         }
         float rstd = rsqrtf(block_sum(q, scratch) / cols + eps);
-        float4* y4 = reinterpret_cast<float4*>(yr);
 #pragma unroll
         for (int j = 0; j < VPT; ++j) {
             int i = tid + j * nt;
@@ -69,26 +92,27 @@ extern "C" __global__ void layernorm(const float* x, const float* weight, const 
     }
     float k = xr[0];
     float s = 0.0f, q = 0.0f;
+    // Every thread of a block takes the same branch here (the test depends on
+    // the row only), so the barriers in block_sum below are reached by all.
+    const bool keeping = vec && n4 >= KEEP * nt;
+    float4 keep[KEEP];  // columns tid, tid + nt, ... : read once, used twice
     if (vec) {
-        const float4* x4 = reinterpret_cast<const float4*>(xr);
         int i = tid;
+        if (keeping) {
+#pragma unroll
+            for (int j = 0; j < KEEP; ++j) keep[j] = x4[tid + j * nt];
+#pragma unroll
+            for (int j = 0; j < KEEP; ++j) add_shifted(keep[j], k, s, q);
+            i += KEEP * nt;
+        }
         for (; i + (BATCH - 1) * nt < n4; i += BATCH * nt) {
             float4 b[BATCH];
 #pragma unroll
             for (int j = 0; j < BATCH; ++j) b[j] = x4[i + j * nt];
 #pragma unroll
-            for (int j = 0; j < BATCH; ++j) {
-                float a0 = b[j].x - k, a1 = b[j].y - k, a2 = b[j].z - k, a3 = b[j].w - k;
-                s += (a0 + a1) + (a2 + a3);
-                q += (a0 * a0 + a1 * a1) + (a2 * a2 + a3 * a3);
-            }
+            for (int j = 0; j < BATCH; ++j) add_shifted(b[j], k, s, q);
         }
-        for (; i < n4; i += nt) {
-            float4 v = x4[i];
-            float a0 = v.x - k, a1 = v.y - k, a2 = v.z - k, a3 = v.w - k;
-            s += (a0 + a1) + (a2 + a3);
-            q += (a0 * a0 + a1 * a1) + (a2 * a2 + a3 * a3);
-        }
+        for (; i < n4; i += nt) add_shifted(x4[i], k, s, q);
     } else {
         for (int i = tid; i < cols; i += nt) { float d = xr[i] - k; s += d; q += d * d; }
     }
@@ -99,14 +123,13 @@ extern "C" __global__ void layernorm(const float* x, const float* weight, const 
     float mean = k + ds;
     float rstd = rsqrtf(var + eps);
     if (vec) {
-        const float4* x4 = reinterpret_cast<const float4*>(xr);
-        float4* y4 = reinterpret_cast<float4*>(yr);
-        int i = tid;
+        // The rest of the row first (re-read from L2), the kept part last.
         // The last read of x and the write of y are marked evict-first
         // (__ldcs / __stcs), so the rows other blocks are still to re-read and
         // weight/bias (read again by every row) stay in L2; __ldg sends
-        // weight/bias through the read-only path (65% → 88% of copy bandwidth
-        // at 4096 × 50,304).
+        // weight/bias through the read-only path (65% -> 88% of copy bandwidth
+        // at 4096 x 50,304 before KEEP, 94.5% with it).
+        int i = keeping ? tid + KEEP * nt : tid;
         for (; i + (BATCH - 1) * nt < n4; i += BATCH * nt) {
             float4 b[BATCH];
 #pragma unroll
@@ -116,6 +139,13 @@ extern "C" __global__ void layernorm(const float* x, const float* weight, const 
                 __stcs(y4 + i + j * nt, norm4(b[j], mean, rstd, __ldg(w4 + i + j * nt), __ldg(b4 + i + j * nt)));
         }
         for (; i < n4; i += nt) __stcs(y4 + i, norm4(__ldcs(x4 + i), mean, rstd, __ldg(w4 + i), __ldg(b4 + i)));
+        if (keeping) {
+#pragma unroll
+            for (int j = 0; j < KEEP; ++j) {
+                int c = tid + j * nt;
+                __stcs(y4 + c, norm4(keep[j], mean, rstd, __ldg(w4 + c), __ldg(b4 + c)));
+            }
+        }
     } else {
         for (int i = tid; i < cols; i += nt) yr[i] = (xr[i] - mean) * rstd * weight[i] + bias[i];
     }
