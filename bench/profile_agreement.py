@@ -24,6 +24,7 @@ Without --all the first slice's seven files are used (quick).
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import statistics
@@ -344,7 +345,10 @@ def time_all(files, out: Path, reps: int, deadline: float) -> None:
 
 
 def _load(path: str) -> list[dict]:
-    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    """A .jsonl file, or a gzipped one (bench/data/ keeps the measured sides that way)."""
+    raw = Path(path).read_bytes()
+    text = (gzip.decompress(raw) if path.endswith(".gz") else raw).decode()
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def spearman(xs: list[float], ys: list[float]) -> float:
@@ -423,6 +427,7 @@ def compare(emu_path: str, ncu_path: str, times_path: str | None) -> None:
 LANE_VARIANTS = {  # (thread executions, warp executions) in the emulator's counts
     "memory instructions": ("active_lanes", "warp_inst"),
     "basic blocks, unweighted": ("bb_lanes", "bb_inst"),
+    "basic blocks, unweighted, short branches predicated": ("bb_pred_lanes", "bb_inst"),
     "basic blocks by code bytes": ("code_lanes", "code_inst"),
     "basic blocks by code bytes, short branches predicated (the metric)": ("code_pred_lanes", "code_inst"),
 }

@@ -70,7 +70,9 @@ _VOLATILE = re.compile(r"(?<![\w$])(?<!asm )(?<!__asm__ )(?<!__asm )volatile\b")
 # objects. A call per basic block would slow every checked run (3x for a WMMA GEMM), so the check
 # program itself has no coverage.
 PROFILE_VARIANT = "profile"
-_LEARNER_FLAGS[PROFILE_VARIANT] = [*_LEARNER_FLAGS["check"], "-fsanitize-coverage=trace-pc"]
+# -fno-tree-sra: a vector load or store (float4, uint4, ...) stays one 16-byte access, as the
+# GPU's LDG.128 / STS.128 is one request, instead of four 4-byte ones of a scalarised copy.
+_LEARNER_FLAGS[PROFILE_VARIANT] = [*_LEARNER_FLAGS["check"], "-fsanitize-coverage=trace-pc", "-fno-tree-sra"]
 _LINK = ["-static", "-no-pie"]
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<sev>fatal error|error|warning|note): (?P<msg>.*)$")
 

@@ -311,3 +311,86 @@ def test_a_lane_that_skips_a_step_is_not_paired_with_its_neighbours_next_step():
     # 5 fill stores of 32 lanes, then 5 steps' loads of 16 lanes
     assert (c["shd_req"], c["shd_wavefronts"], c["shd_max_ways"]) == (10, 10, 1)
     assert c["active_lanes"] == 5 * 32 + 5 * 16 + 32  # and the store to out
+
+
+MIXED_WIDTHS = """
+__global__ void mixed(const uint4* w, const float* s, float* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    uint4 v = w[i];                  // one 16-byte load per lane: 512 bytes, 16 sectors a warp
+    out[i] = s[i] * (float)(v.x + v.y + v.z + v.w);
+}
+"""
+
+
+def test_a_vector_load_is_one_request_not_four_beside_a_scalar_one():
+    # A GPU issues uint4 as one LDG.128 (16 sectors) beside the scalar LDG (4 sectors): 2 requests
+    # a warp, 20 sectors. Counted as four 4-byte loads (the CPU's scalarised copy) the vector part
+    # weighed 4 times: 5 requests, 68 sectors, 13.6 per request instead of 10.
+    n = 256
+    words = np.arange(4 * n, dtype=np.uint32)
+    c = run_counts(MIXED_WIDTHS, "mixed", (n // 128, 1, 1), (128, 1, 1),
+                   [words, np.ones(n, np.float32), np.zeros(n, np.float32)])
+    warps = n // 32
+    assert (c["gld_req"], c["gld_sectors"], c["gld_ideal"]) == (2 * warps, 20 * warps, 20 * warps)
+    assert metrics_from_counts(c)["global_load_sectors_per_request"] == 10.0
+
+
+BROADCAST_PAIR = """
+__global__ void pair(float* out) {
+    __shared__ float2 stats[4];
+    if (threadIdx.x < 4) stats[threadIdx.x] = make_float2(threadIdx.x, 1.0f);
+    __syncthreads();
+    float2 m = stats[0];             // every lane the same 8 bytes: one wavefront
+    float2 own = stats[threadIdx.x % 4];  // 4 distinct pairs, 32 bytes: still one
+    out[threadIdx.x] = m.x + m.y + own.x;
+}
+"""
+
+
+def test_a_broadcast_8_byte_shared_read_is_one_wavefront():
+    c = run_counts(BROADCAST_PAIR, "pair", (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32)])
+    # the fill (1 request of 4 lanes) and the two reads: 3 requests, 3 wavefronts, no conflict
+    assert (c["shd_req"], c["shd_wavefronts"], c["shd_ideal"], c["shd_max_ways"]) == (3, 3, 3, 1)
+
+
+LANE_ZERO_LOOP = """
+__global__ void lane0(const float* in, float* out, int n) {
+    float v = 0.0f;
+    if (threadIdx.x % 32 == 0)
+        for (int i = 0; i < n; ++i) v += in[i] * in[n - 1 - i];   // one lane's own loop
+    out[blockIdx.x * blockDim.x + threadIdx.x] = __shfl_sync(0xffffffffu, v, 0);
+}
+"""
+
+
+def test_one_lanes_loop_inside_a_branch_is_not_counted_as_predicated():
+    # A GPU compiler if-converts a short branch that the warp runs once, not a loop that one lane
+    # runs n times while the others wait: its blocks count 1 lane of 32, predicated or not.
+    built = compile_source(LANE_ZERO_LOOP, ("lane0",))
+    c = counts_of(built, "lane0", (2, 1, 1), (64, 1, 1), [np.ones(16, np.float32), np.zeros(128, np.float32), 16])
+    assert c["bb_pred_lanes"] == c["bb_lanes"]
+    assert c["code_pred_lanes"] == c["code_lanes"]
+    assert metrics_from_counts(c)["warp_execution_efficiency_pct"] < 50.0
+
+
+WIDE_SHARED = """
+struct Stats { float n, mean, m2; };   // 12 bytes, 4-byte aligned: no vector access on a GPU
+__global__ void wide(float* out) {
+    __shared__ float4 quads[32];
+    __shared__ Stats part[32];
+    quads[threadIdx.x] = make_float4(threadIdx.x, 1.0f, 2.0f, 3.0f);
+    part[threadIdx.x] = Stats{1.0f, (float)threadIdx.x, 0.0f};
+    __syncthreads();
+    float4 all = quads[0];             // every lane the same 16 bytes
+    float4 own = quads[threadIdx.x];   // 32 distinct float4s: 512 bytes
+    Stats st = part[threadIdx.x];      // three 4-byte loads at a stride of 3 words: no conflict
+    out[threadIdx.x] = all.x + own.y + st.mean;
+}
+"""
+
+
+def test_16_byte_shared_accesses_go_a_half_warp_at_a_time_and_a_12_byte_struct_word_by_word():
+    c = run_counts(WIDE_SHARED, "wide", (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32)])
+    # requests: the float4 store, 3 word stores of the struct, the two float4 loads, 3 word loads
+    # wavefronts: 4 (512 distinct bytes) + 3 + 2 (a broadcast, once per half-warp) + 4 + 3
+    assert (c["shd_req"], c["shd_wavefronts"], c["shd_max_ways"]) == (9, 16, 2)

@@ -340,11 +340,22 @@ extern "C" void __ubsan_handle_type_mismatch_v1_abort(UbsanMismatch* data, uintp
 }
 
 #define KDOJO_RA reinterpret_cast<uint64_t>(__builtin_return_address(0))
+namespace kdojo {
+namespace {
+// GCC calls the unaligned and range hooks where the type's alignment is below the access's size
+// (a struct of floats copied whole). A GPU compiler cannot make one vector access of it either:
+// it loads or stores the 4-byte words one by one, and so they are taken (and counted, #16).
+void access_words(uintptr_t a, size_t size, bool write, uint64_t pc) {
+    if (size <= 4 || size % 4 != 0) return access(a, size, write, false, pc);
+    for (size_t o = 0; o < size; o += 4) access(a + o, 4, write, false, pc);
+}
+}  // namespace
+}  // namespace kdojo
 #define KDOJO_HOOK(N)                                                                                    \
     extern "C" void __tsan_read##N(void* a) { kdojo::access_aligned(reinterpret_cast<uintptr_t>(a), N, false, KDOJO_RA); } \
     extern "C" void __tsan_write##N(void* a) { kdojo::access_aligned(reinterpret_cast<uintptr_t>(a), N, true, KDOJO_RA); } \
-    extern "C" void __tsan_unaligned_read##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, false, false, KDOJO_RA); } \
-    extern "C" void __tsan_unaligned_write##N(void* a) { kdojo::access(reinterpret_cast<uintptr_t>(a), N, true, false, KDOJO_RA); }
+    extern "C" void __tsan_unaligned_read##N(void* a) { kdojo::access_words(reinterpret_cast<uintptr_t>(a), N, false, KDOJO_RA); } \
+    extern "C" void __tsan_unaligned_write##N(void* a) { kdojo::access_words(reinterpret_cast<uintptr_t>(a), N, true, KDOJO_RA); }
 KDOJO_HOOK(1)
 KDOJO_HOOK(2)
 KDOJO_HOOK(4)
@@ -370,8 +381,8 @@ KDOJO_VOLATILE_HOOK(8)
 KDOJO_VOLATILE_HOOK(16)
 #undef KDOJO_VOLATILE_HOOK
 
-extern "C" void __tsan_read_range(void* a, size_t n) { kdojo::access(reinterpret_cast<uintptr_t>(a), n, false, false, KDOJO_RA); }
-extern "C" void __tsan_write_range(void* a, size_t n) { kdojo::access(reinterpret_cast<uintptr_t>(a), n, true, false, KDOJO_RA); }
+extern "C" void __tsan_read_range(void* a, size_t n) { kdojo::access_words(reinterpret_cast<uintptr_t>(a), n, false, KDOJO_RA); }
+extern "C" void __tsan_write_range(void* a, size_t n) { kdojo::access_words(reinterpret_cast<uintptr_t>(a), n, true, KDOJO_RA); }
 #undef KDOJO_RA
 
 #else  // the fast build: no checker

@@ -71,14 +71,14 @@ enum {
     GLD_REQ, GLD_SECTORS, GLD_IDEAL, GST_REQ, GST_SECTORS, GST_IDEAL, SHD_REQ, SHD_WAVES, SHD_IDEAL, SHD_MAX_WAYS,
     WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, GMEM_INST, GMEM_LANES,
     GLD_UNIQUE, GST_UNIQUE, GATOM_OPS, GATOM_ADDRS, GATOM_MAX, ACCESSES,
-    BB_INST, BB_LANES, CODE_INST, CODE_LANES, CODE_PRED_LANES, BB_DROPPED, N_KEYS
+    BB_INST, BB_LANES, CODE_INST, CODE_LANES, CODE_PRED_LANES, BB_DROPPED, BB_PRED_LANES, N_KEYS
 };
 const char* const kNames[N_KEYS] = {"gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "gst_ideal",
                                     "shd_req", "shd_wavefronts", "shd_ideal", "shd_max_ways", "warp_inst",
                                     "active_lanes", "atom_ops", "atom_addrs", "atom_max", "truncated", "gmem_inst",
                                     "gmem_lanes", "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs",
                                     "gatom_max", "accesses", "bb_inst", "bb_lanes", "code_inst", "code_lanes",
-                                    "code_pred_lanes", "bb_dropped"};
+                                    "code_pred_lanes", "bb_dropped", "bb_pred_lanes"};
 // Every global sector read or written in the launch (distinct ones: what DRAM
 // must move at least once, the estimate's DRAM term, kernels/profile_model.py).
 std::vector<uint64_t> g_read_sectors, g_write_sectors;
@@ -145,7 +145,9 @@ void fold_global(const Rec* lo, const Rec* hi, uint64_t lanes, Totals& t) {
     t.v[store ? GST_IDEAL : GLD_IDEAL] += ceil_div(lanes * lo->bytes, 32);
 }
 
-void fold_shared(const Rec* lo, const Rec* hi, uint64_t lanes, Totals& t) {
+// Wavefronts of the lanes [lo, hi): the most distinct 4-byte words one of the 32 banks serves,
+// and at least one per 128 distinct bytes (lanes reading the same word share it: a broadcast).
+uint64_t shared_waves(const Rec* lo, const Rec* hi, uint64_t& ideal, uint64_t& ways) {
     std::vector<uint64_t> words;
     for (const Rec* r = lo; r < hi; ++r)
         for (uint64_t w = r->addr / 4; w <= (r->addr + r->bytes - 1) / 4; ++w) words.push_back(w);
@@ -153,11 +155,26 @@ void fold_shared(const Rec* lo, const Rec* hi, uint64_t lanes, Totals& t) {
     words.erase(std::unique(words.begin(), words.end()), words.end());
     unsigned per_bank[32] = {};
     for (uint64_t w : words) ++per_bank[w % 32];
-    uint64_t ways = *std::max_element(per_bank, per_bank + 32);
-    // A wavefront moves at most 128 bytes: wide accesses need several even without conflicts.
-    uint64_t ideal = std::max<uint64_t>(1, ceil_div(lanes * lo->bytes, 128));
+    ways = std::max<uint64_t>(ways, *std::max_element(per_bank, per_bank + 32));
+    const uint64_t need = std::max<uint64_t>(1, ceil_div(words.size() * 4, 128));
+    ideal += need;
+    return std::max<uint64_t>(*std::max_element(per_bank, per_bank + 32), need);
+}
+
+void fold_shared(const Rec* lo, const Rec* hi, uint64_t /*lanes*/, Totals& t) {
+    uint64_t ideal = 0, ways = 0, waves = 0;
+    if (lo->bytes == 16) {
+        // A 16-byte access is served a half-warp at a time (ncu: a broadcast LDS.128 is 2
+        // wavefronts, 32 lanes' distinct float4s 4): records are sorted by lane within the warp.
+        const Rec* mid = lo;
+        while (mid < hi && mid->tid % 32 < 16) ++mid;
+        if (mid > lo) waves += shared_waves(lo, mid, ideal, ways);
+        if (hi > mid) waves += shared_waves(mid, hi, ideal, ways);
+    } else {
+        waves = shared_waves(lo, hi, ideal, ways);
+    }
     t.v[SHD_REQ] += 1;
-    t.v[SHD_WAVES] += std::max(ways, ideal);
+    t.v[SHD_WAVES] += waves;
     t.v[SHD_IDEAL] += ideal;
     t.v[SHD_MAX_WAYS] = std::max(t.v[SHD_MAX_WAYS], ways);
 }
@@ -259,6 +276,8 @@ uint32_t bytes_of(size_t i) {
 }
 
 void fold_block_bbs() {
+    std::vector<uint32_t> most_of, entered_of, mask_of;
+    std::vector<uint64_t> sum_of;
     for (size_t w0 = 0; w0 < g_block_threads_seen; w0 += 32) {
         size_t end = std::min(g_block_threads_seen, w0 + 32), n = 0, lanes = 0;
         for (size_t l = w0; l < end; ++l) {
@@ -270,20 +289,36 @@ void fold_block_bbs() {
             g_bb_lanes.resize(n, 0);
             g_bb_pred_lanes.resize(n, 0);
         }
+        most_of.assign(n, 0);
+        entered_of.assign(n, 0);
+        mask_of.assign(n, 0);
+        sum_of.assign(n, 0);
+        uint32_t most_full = 0;  // the most executions of a block that all of the warp's lanes entered
         for (size_t i = 0; i < n; ++i) {
-            uint32_t most = 0, entered = 0;
-            uint64_t sum = 0;
             for (size_t l = w0; l < end; ++l) {
                 const std::vector<uint32_t>& v = g_lane_bb[l];
                 uint32_t c = i < v.size() ? v[i] : 0;
-                most = std::max(most, c);
-                sum += c;
-                entered += c != 0;
+                most_of[i] = std::max(most_of[i], c);
+                sum_of[i] += c;
+                entered_of[i] += c != 0;
+                if (c) mask_of[i] |= 1u << (l - w0);
             }
+            if (most_of[i] && entered_of[i] == lanes) most_full = std::max(most_full, most_of[i]);
+        }
+        // Not if-converted: a branch holding a loop of its own, i.e. blocks that some lanes run
+        // more often than any block the whole warp runs (one lane's loop), and every block entered
+        // by exactly those lanes (the branch's code before and after that loop): a GPU jumps there.
+        std::vector<uint32_t> jumped;
+        for (size_t i = 0; i < n; ++i)
+            if (most_of[i] > most_full && entered_of[i] < lanes) jumped.push_back(mask_of[i]);
+        for (size_t i = 0; i < n; ++i) {
+            const uint32_t most = most_of[i];
             g_bb_warp[i] += most;
-            g_bb_lanes[i] += sum;
-            bool predicated = most && entered < lanes && bytes_of(i) <= kPredicatedBytes && !g_bb_loop[i];
-            g_bb_pred_lanes[i] += predicated ? uint64_t(most) * lanes : sum;
+            g_bb_lanes[i] += sum_of[i];
+            bool predicated = most && entered_of[i] < lanes && bytes_of(i) <= kPredicatedBytes &&
+                              !g_bb_loop[i] && most <= most_full &&
+                              std::find(jumped.begin(), jumped.end(), mask_of[i]) == jumped.end();
+            g_bb_pred_lanes[i] += predicated ? uint64_t(most) * lanes : sum_of[i];
         }
         for (size_t l = w0; l < end; ++l) g_lane_bb[l].clear();
     }
@@ -301,6 +336,7 @@ void bb_totals(Totals& t) {
         t.v[CODE_INST] += g_bb_warp[i] * bytes;
         t.v[CODE_LANES] += g_bb_lanes[i] * bytes;
         t.v[CODE_PRED_LANES] += g_bb_pred_lanes[i] * bytes;
+        t.v[BB_PRED_LANES] += g_bb_pred_lanes[i];
     }
     t.v[BB_DROPPED] = g_bb_dropped;
     g_bb_warp.clear();
