@@ -284,6 +284,24 @@ def _run_step(argvs: dict[str, list[str]], work: Path, read_only: dict[str, list
     return bool(failed), logs[failed[0]] if failed else ""
 
 
+# `#pragma unroll [N]` (which GCC ignores) as GCC's own: nvcc unrolls those loops, so each unrolled
+# step's load or store is an instruction of its own, and a warp's lanes that skip a step are not
+# paired with their neighbours' next step (compaction's scatter: `if (kept) out[...] = v` in an
+# unrolled loop). A loop whose trip count is not constant is unrolled in copies, which pairs the
+# lanes' iterations as before. The count is capped: the profiler's program must stay small.
+_PRAGMA_UNROLL = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+(unroll|nounroll)\b[ \t]*(\(?[ \t]*(\d+)[ \t]*\)?)?[ \t]*$", re.M)
+UNROLL_DEFAULT, UNROLL_MAX = 16, 64
+
+
+def gcc_unroll(preprocessed: str) -> str:
+    def gcc(m: re.Match) -> str:
+        if m.group(1) == "nounroll":
+            return "#pragma GCC unroll 1"
+        n = int(m.group(3)) if m.group(3) else UNROLL_DEFAULT
+        return f"#pragma GCC unroll {max(1, min(n, UNROLL_MAX))}"
+    return _PRAGMA_UNROLL.sub(gcc, preprocessed)
+
+
 def compile_profile_program(built: Built, timeout_s: float, running: list[subprocess.Popen] | None = None) -> Path:
     """Compile the profiler's program (PROFILE_VARIANT) beside `built`'s, from the check program's
     preprocessed source in its work directory (what the source checks read, so they need not run
@@ -294,7 +312,9 @@ def compile_profile_program(built: Built, timeout_s: float, running: list[subpro
         return built.programs[v]
     objects = {v: runtime_objects("check")}
     steps_flags = _VOLATILE_STEPS["check"] if built.volatile_steps else []  # lockstep as in the check program
-    compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], *steps_flags, "-fpreprocessed", "-x", "c++", "-c", "tu_check.ii",
+    source = built.work_dir / f"tu_{v}.ii"
+    source.write_text(gcc_unroll((built.work_dir / "tu_check.ii").read_text()))
+    compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], *steps_flags, "-fpreprocessed", "-x", "c++", "-c", source.name,
                 "-o", f"tu_{v}.o"]
     link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
     step = {v: ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]}

@@ -394,3 +394,29 @@ def test_16_byte_shared_accesses_go_a_half_warp_at_a_time_and_a_12_byte_struct_w
     # requests: the float4 store, 3 word stores of the struct, the two float4 loads, 3 word loads
     # wavefronts: 4 (512 distinct bytes) + 3 + 2 (a broadcast, once per half-warp) + 4 + 3
     assert (c["shd_req"], c["shd_wavefronts"], c["shd_max_ways"]) == (9, 16, 2)
+
+
+UNROLLED_KEPT = """
+__global__ void kept(float* out) {
+    int lane = threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        if ((lane + j) % 2 == 0) out[j * 32 + lane] = 1.0f;   // half the lanes each step, not the same half
+}
+"""
+
+
+def test_an_unrolled_loops_steps_are_instructions_of_their_own():
+    # nvcc unrolls the loop: four stores, each by the 16 lanes that keep that step, 4 sectors each.
+    # Paired by each lane's n-th store instead, lane 1's first store (step 1) met lane 0's (step 0):
+    # requests spanning two steps' rows, 8 sectors where a GPU touches 4.
+    c = run_counts(UNROLLED_KEPT, "kept", (1, 1, 1), (32, 1, 1), [np.zeros(128, np.float32)])
+    assert (c["gst_req"], c["gst_sectors"]) == (4, 16)
+
+
+def test_pragma_unroll_becomes_gccs_own_with_a_bounded_count():
+    from kernels.emu.build import UNROLL_DEFAULT, UNROLL_MAX, gcc_unroll
+    text = "#pragma unroll\n  # pragma unroll 4\n#pragma unroll (8)\n#pragma nounroll\n#pragma unroll 1000000\n"
+    assert gcc_unroll(text).splitlines() == [
+        f"#pragma GCC unroll {UNROLL_DEFAULT}", "#pragma GCC unroll 4", "#pragma GCC unroll 8",
+        "#pragma GCC unroll 1", f"#pragma GCC unroll {UNROLL_MAX}"]
