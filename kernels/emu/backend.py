@@ -136,6 +136,19 @@ class EmuHandle:
         """The budget is over (a run's time-out at this moment was the budget's, not the case's)."""
         return self.remaining_s() <= 0.05
 
+    def call(self, variant: str, request: bytes, limit_s: float) -> tuple[WireResponse | Crash, float]:
+        """One request on `variant`'s program within `limit_s` cut to the budget (time_left),
+        and the wall limit it ran under. A crash that is the machine's, not the program's
+        (OURS: a signal we did not send, a sandbox that could not start it), is run once more
+        in a fresh program; a second one is ours (RuntimeError: internal_error)."""
+        for fresh in (False, True):
+            timeout_s = self.time_left(limit_s)
+            cpu_s = _cpu_budget(timeout_s)
+            got = self.process(variant, cpu_s, fresh).call(request, timeout_s, cpu_s)
+            if not (isinstance(got, Crash) and got.kind == OURS):
+                return got, timeout_s
+        raise RuntimeError(f"emulator: {got.message} (twice)")
+
     def process(self, variant: str, cpu_s: int, fresh: bool = False) -> ProgramProcess:
         proc = self.processes.get(variant)
         if fresh and proc is not None:
@@ -263,16 +276,7 @@ class EmuBackend:
                 for name in order]
         request = encode_request(wire, [_wire_launch(launch, order) for launch in launches], adversarial=False)
         limit_s = timeout_s
-        timeout_s = handle.time_left(limit_s)
-        cpu_s = _cpu_budget(timeout_s)
-        fast = handle.process("fast", cpu_s).call(request, timeout_s, cpu_s)
-        if isinstance(fast, Crash) and fast.kind == OURS:
-            # Killed by a signal we did not send: the machine's fault. Once more, afresh.
-            timeout_s = handle.time_left(limit_s)
-            cpu_s = _cpu_budget(timeout_s)
-            fast = handle.process("fast", cpu_s, fresh=True).call(request, timeout_s, cpu_s)
-            if isinstance(fast, Crash) and fast.kind == OURS:
-                raise RuntimeError(f"emulator: {fast.message} (twice)")
+        fast, timeout_s = handle.call("fast", request, limit_s)
         if isinstance(fast, Crash) and fast.kind == "time_limit_exceeded" and timeout_s < limit_s and handle.spent():
             raise _BudgetSpent
         if not isinstance(fast, Crash):
@@ -323,15 +327,7 @@ class EmuBackend:
             return []
         adversarial = request[:4] + (1).to_bytes(4, "little") + request[8:]
         program = handle.built.programs["check"]
-        timeout_s = handle.time_left(timeout_s)
-        cpu_s = _cpu_budget(timeout_s)
-        checked = handle.process("check", cpu_s).call(adversarial, timeout_s, cpu_s)
-        if isinstance(checked, Crash) and checked.kind == OURS:  # the machine's fault, as for the fast run
-            timeout_s = handle.time_left(timeout_s)
-            cpu_s = _cpu_budget(timeout_s)
-            checked = handle.process("check", cpu_s, fresh=True).call(adversarial, timeout_s, cpu_s)
-            if isinstance(checked, Crash) and checked.kind == OURS:
-                raise RuntimeError(f"emulator: {checked.message} (twice)")
+        checked, _ = handle.call("check", adversarial, timeout_s)
         if isinstance(checked, Crash) and checked.kind == "time_limit_exceeded" and handle.spent():
             raise _BudgetSpent
         if not isinstance(checked, Crash):

@@ -236,6 +236,14 @@ void access_aligned(uintptr_t a, size_t size, bool write, uint64_t pc) {
     access(a, size, write, false, pc);
 }
 
+// GCC calls the unaligned and range hooks where the type's alignment is below the access's size
+// (a struct of floats copied whole). A GPU compiler cannot make one vector access of it either:
+// it loads or stores the 4-byte words one by one, and so they are taken (and counted, #16).
+void access_words(uintptr_t a, size_t size, bool write, uint64_t pc) {
+    if (size <= 4 || size % 4 != 0) return access(a, size, write, false, pc);
+    for (size_t o = 0; o < size; o += 4) access(a + o, 4, write, false, pc);
+}
+
 }  // namespace
 
 void check_launch_begin() {
@@ -340,17 +348,6 @@ extern "C" void __ubsan_handle_type_mismatch_v1_abort(UbsanMismatch* data, uintp
 }
 
 #define KDOJO_RA reinterpret_cast<uint64_t>(__builtin_return_address(0))
-namespace kdojo {
-namespace {
-// GCC calls the unaligned and range hooks where the type's alignment is below the access's size
-// (a struct of floats copied whole). A GPU compiler cannot make one vector access of it either:
-// it loads or stores the 4-byte words one by one, and so they are taken (and counted, #16).
-void access_words(uintptr_t a, size_t size, bool write, uint64_t pc) {
-    if (size <= 4 || size % 4 != 0) return access(a, size, write, false, pc);
-    for (size_t o = 0; o < size; o += 4) access(a + o, 4, write, false, pc);
-}
-}  // namespace
-}  // namespace kdojo
 #define KDOJO_HOOK(N)                                                                                    \
     extern "C" void __tsan_read##N(void* a) { kdojo::access_aligned(reinterpret_cast<uintptr_t>(a), N, false, KDOJO_RA); } \
     extern "C" void __tsan_write##N(void* a) { kdojo::access_aligned(reinterpret_cast<uintptr_t>(a), N, true, KDOJO_RA); } \

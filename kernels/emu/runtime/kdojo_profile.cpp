@@ -155,10 +155,11 @@ uint64_t shared_waves(const Rec* lo, const Rec* hi, uint64_t& ideal, uint64_t& w
     words.erase(std::unique(words.begin(), words.end()), words.end());
     unsigned per_bank[32] = {};
     for (uint64_t w : words) ++per_bank[w % 32];
-    ways = std::max<uint64_t>(ways, *std::max_element(per_bank, per_bank + 32));
+    const uint64_t most = *std::max_element(per_bank, per_bank + 32);
     const uint64_t need = std::max<uint64_t>(1, ceil_div(words.size() * 4, 128));
+    ways = std::max(ways, most);
     ideal += need;
-    return std::max<uint64_t>(*std::max_element(per_bank, per_bank + 32), need);
+    return std::max(most, need);
 }
 
 void fold_shared(const Rec* lo, const Rec* hi, uint64_t /*lanes*/, Totals& t) {
