@@ -27,8 +27,16 @@ def test_spare_warms_and_each_run_gets_a_fresh_process(scratch_exercise):
         assert judge.wait_ready(120)
         first_spare = judge._spare
         events: list[dict] = []
+        spares_while_judging: list[object] = []
+
+        def on_event(event: dict) -> None:
+            events.append(event)
+            spares_while_judging.append(judge._spare)
+
         doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=True,
-                        on_event=events.append)
+                        on_event=on_event)
+        # an emulator job keeps every core busy: its spare starts once it has ended
+        assert spares_while_judging and all(s is None for s in spares_while_judging[:-1])
         assert judge._spare is not None and judge._spare is not first_spare
         # the job's process was killed; it is reaped on a thread, so give it a moment to go
         assert first_spare.proc.wait(10) is not None
