@@ -2,7 +2,8 @@
 the findings — the `profile` object of the result document.
 
 On the emulator: one test case (the largest with at most
-profile_emu.PROFILE_MAX_THREADS threads) runs once more on the check program
+profile_emu.PROFILE_MAX_THREADS threads; where every case launches more, the
+one with the fewest, up to PROFILE_FALLBACK_MAX_THREADS) runs once more on the check program
 with counting on, and NVRTC compiles the source for the reference GPU (sm_90)
 with `ptxas -v` for registers, shared memory, stack and spills. Nothing here
 can change a verdict: any failure gives no profile (and a log line), never an
@@ -136,7 +137,7 @@ def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[
     would scale its waste by 10^8 (flash attention, #16)."""
     from kernels.profile_model import _model_value
 
-    best = None
+    best = fallback = None
     for index, case in enumerate(exercise.tests):
         env = env_for(case, constants)
         launches = resolve_launches(exercise.launches, env)
@@ -145,6 +146,10 @@ def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[
         work = (_model_value(bench.bytes, env) or _model_value(bench.flops, env) or 0.0) if bench else 0.0
         if threads <= profile_emu.PROFILE_MAX_THREADS and (best is None or (threads, work) > best[0]):
             best = ((threads, work), index, launches)
+        # a grid that never shrinks: the fewest threads, then the most work
+        if threads <= profile_emu.PROFILE_FALLBACK_MAX_THREADS and (fallback is None or (-threads, work) > fallback[0]):
+            fallback = ((-threads, work), index, launches)
+    best = best or fallback
     return None if best is None else (best[1], best[2])
 
 

@@ -40,6 +40,20 @@ def test_the_reference_transpose_has_no_finding_and_its_resources():
     assert 0 < k["occupancy"]["theoretical_pct"] <= 100
 
 
+def test_a_fixed_grid_larger_than_the_usual_cap_is_still_profiled():
+    # full_sum launches 1024 x 256 threads whatever N is: no case fits PROFILE_MAX_THREADS
+    doc = judge("reduction.full_sum", (LESSONS / "02-reduction" / "exercises" / "full_sum" / "reference.cu").read_text())
+    assert doc["verdict"] == "accepted"
+    prof = doc["profile"]
+    assert prof is not None and prof["case"] == "n=2097157"  # the fewest threads (all alike), the most work
+    (k,) = prof["kernels"]
+    assert k["grid"] == [1024, 1, 1] and k["block"] == [256, 1, 1]
+    # one atomicAdd per block, all on out[0]; float4 loads, 16 sectors per request as on a GPU
+    assert k["metrics"]["atomics"] == 1024 and k["metrics"]["atomics_per_address_max"] == 1024
+    assert k["metrics"]["global_load_sectors_per_request"] == 16.0
+    assert "estimate" in prof
+
+
 def test_a_transpose_without_shared_memory_is_told_about_coalescing():
     doc = judge("shared-tiling.transpose", (TRANSPOSE / "solutions" / "correct" / "direct_no_shared.cu").read_text())
     assert doc["verdict"] == "accepted"
