@@ -23,6 +23,16 @@ METRIC_KEYS = ("global_load_sectors_per_request", "global_load_ideal_sectors_per
                "atomics", "atomics_per_address_max", "atomics_per_address_mean",
                "dram_throughput_pct", "tensor_pipe_pct", "achieved_occupancy_pct")
 RESOURCE_KEYS = ("registers_per_thread", "static_shared_bytes", "stack_frame_bytes", "spill_bytes")
+# What the reader must know to read the counts (`caveats`, codes the web says in the reader's language):
+# inline_ptx_fallback: the source has inline PTX, which the emulator never compiles; it counted the
+#   code beside it (the #if branch for other targets), not the instructions a GPU runs;
+# truncated: the counted run reached the runtime's cap of recorded accesses; the counts cover a part.
+CAVEATS = {
+    "inline_ptx_fallback": "the source has inline PTX, which the emulator does not run: these counts are of "
+                           "the code it runs instead (the branch for other targets), so findings about memory "
+                           "access are not given",
+    "truncated": "the counted run reached the emulator's cap of recorded accesses: the counts cover its first part",
+}
 
 
 @dataclass(frozen=True)
@@ -128,12 +138,14 @@ def kernel_entry(name: str, grid: tuple[int, ...], block: tuple[int, ...], dynam
 
 
 def build(source: str, case: str, kernels: list[dict[str, Any]], findings: list[dict[str, Any]],
-          gpu: Gpu = H100, note: str = "") -> dict[str, Any]:
+          gpu: Gpu = H100, note: str = "", caveats: list[str] | None = None) -> dict[str, Any]:
     if source not in SOURCES:
         raise ValueError(f"unknown profile source {source!r}")
     doc = {"source": source, "gpu": gpu.name, "case": case, "kernels": kernels, "findings": findings}
     if note:
         doc["note"] = note
+    if caveats:
+        doc["caveats"] = list(caveats)
     return doc
 
 
@@ -149,8 +161,11 @@ def validate(profile: Any) -> list[str]:
         return ["profile must be an object"]
     errors: list[str] = []
     need = {"source", "gpu", "case", "kernels", "findings"}
-    if not need <= set(profile) or set(profile) - need - {"note", "estimate", "roofline"}:
-        return [f"profile needs exactly {', '.join(sorted(need))} (and optional note, estimate, roofline)"]
+    if not need <= set(profile) or set(profile) - need - {"note", "estimate", "roofline", "caveats"}:
+        return [f"profile needs exactly {', '.join(sorted(need))} (and optional note, estimate, roofline, caveats)"]
+    caveats = profile.get("caveats", [])
+    if not isinstance(caveats, list) or any(c not in CAVEATS for c in caveats) or len(set(caveats)) != len(caveats):
+        errors.append(f"profile.caveats must be a list of distinct codes from {', '.join(CAVEATS)}")
     if profile["source"] not in SOURCES:
         errors.append("profile.source must be emulator or ncu")
     from kernels.profile_model import validate as validate_model
@@ -201,6 +216,7 @@ def render(doc: dict[str, Any]) -> list[str]:
     if not p:
         return []
     lines = ["", f"  profile ({p['source']}, {p['case']}, occupancy for {p['gpu']}):"]
+    lines += [f"    note: {CAVEATS[c]}" for c in p.get("caveats", []) if c in CAVEATS]
     for k in p["kernels"]:
         m, r, o = k["metrics"], k["resources"], k["occupancy"]
         lines.append(f"    {k['name']}: sectors/request load {_fmt(m['global_load_sectors_per_request'])}"

@@ -69,9 +69,15 @@ def _threads(k: dict[str, Any]) -> int:
     return grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
 
 
-def findings(kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The worst problems first, at most MAX_FINDINGS, one per (code, kernel)."""
-    ranked = sorted((f for k in kernels for f in _kernel_findings(k)), key=lambda f: -f[0])
+# Findings read from the counted accesses (not from ptxas's resources, which are the real code's).
+FROM_COUNTS = ("profile_uncoalesced", "profile_bank_conflicts", "profile_atomic_contention", "profile_divergence")
+
+
+def findings(kernels: list[dict[str, Any]], counted_other_code: bool = False) -> list[dict[str, Any]]:
+    """The worst problems first, at most MAX_FINDINGS, one per (code, kernel). `counted_other_code`:
+    the counts are not of the code a GPU runs (inline PTX, profile.CAVEATS), so none is read from them."""
+    ranked = sorted((f for k in kernels for f in _kernel_findings(k)
+                     if not (counted_other_code and f[1]["code"] in FROM_COUNTS)), key=lambda f: -f[0])
     chosen, seen = [], set()
     for _, f in ranked:
         key = (f["code"], f["params"]["kernel"])

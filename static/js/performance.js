@@ -238,6 +238,12 @@
     // as wide as the panel, between a phone's 280 px and 640 px
     const fig = roofline(prof.roofline, before && before.roofline, Math.max(280, Math.min(640, box.clientWidth || 560)));
     if (fig) box.append(fig);
+    // what the counts below are of, where that is not simply the learner's kernel (profile.caveats)
+    const caveats = (prof.caveats || []).filter((c) => S["profile.caveat." + c]);
+    if (caveats.length) {
+      box.append(el("ul", { class: "profile-caveats" },
+        ...caveats.map((c) => el("li", { "data-caveat": c, text: S["profile.caveat." + c] }))));
+    }
     for (const k of prof.kernels) {
       const old = before && (before.kernels || []).find((p) => p.name === k.name);
       box.append(metricsTable(k, old));

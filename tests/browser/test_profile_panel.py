@@ -177,6 +177,32 @@ def test_an_estimate_of_inline_ptx_tensor_code_says_what_it_counted(page, lang: 
     assert page.locator(".exercise .profile .estimate-note").count() == 0
 
 
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_caveats_say_what_the_counts_are_of_in_the_readers_language(page, lang: str) -> None:
+    open_lesson(page, lang)
+    profile = _profile(4.0, ms=0.0571) | {"caveats": ["inline_ptx_fallback", "truncated"]}
+    doc = _submission(profile, None)
+    assert result_doc.validate(doc["result"]) == []
+    page.evaluate(FEED, doc)
+    items = page.locator(".exercise .profile .profile-caveats li")
+    assert [items.nth(i).get_attribute("data-caveat") for i in range(items.count())] == [
+        "inline_ptx_fallback", "truncated"]
+    ptx, truncated = items.nth(0).inner_text(), items.nth(1).inner_text()
+    if lang == "ko":
+        assert "인라인 PTX" in ptx and "진단은 내지 않습니다" in ptx and "한도" in truncated
+        assert not re.search(r"[A-Za-z]{4,}", ptx.replace("PTX", "") + truncated)  # no English left
+    else:
+        assert "inline PTX" in ptx and "no finding about memory access" in ptx and "first part" in truncated
+    # the list stands before the metrics it qualifies
+    assert page.evaluate("""() => {
+        const c = document.querySelector('.exercise .profile .profile-caveats');
+        const t = document.querySelector('.exercise .profile .profile-metrics');
+        return !!(c.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }""")
+    page.evaluate(FEED, _submission(_profile(4.0, ms=0.0571), None))  # none: no list
+    assert page.locator(".exercise .profile .profile-caveats").count() == 0
+
+
 # gemm-epilogue.fp32's reference as the emulator profiled it (kdojo judge --json): a flop
 # model and no byte model, so no intensity: GFLOP/s bars against the FP32 ceiling
 GEMM_ROOFLINE = {

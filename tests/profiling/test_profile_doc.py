@@ -67,12 +67,23 @@ def test_counts_become_metrics_and_a_finding():
     assert prof.validate(p) == []
 
 
+def test_counts_of_code_beside_inline_ptx_give_no_finding_about_memory():
+    from kernels.profile_findings import findings
+
+    res = {"registers_per_thread": 128, "static_shared_bytes": 0, "stack_frame_bytes": 0, "spill_bytes": 0}
+    kernels = [prof.kernel_entry("copy", (4, 1, 1), (256, 1, 1), 0, res, prof.metrics_from_counts(COUNTS))]
+    assert [f["code"] for f in findings(kernels)] == ["profile_uncoalesced", "profile_low_occupancy"]
+    # ptxas's registers are the real code's; the uncoalesced loads were the fallback branch's
+    assert [f["code"] for f in findings(kernels, counted_other_code=True)] == ["profile_low_occupancy"]
+
+
 def _doc(profile: dict) -> dict:
     return result.build(exercise="x.y", backend="emu", verdict="accepted", message="ok", profile=profile)
 
 
 def test_the_result_document_carries_a_valid_profile():
     assert result.validate(_doc(_profile())) == []
+    assert result.validate(_doc(_profile() | {"caveats": ["inline_ptx_fallback", "truncated"]})) == []
     assert "profile" not in result.build(exercise="x.y", backend="emu", verdict="accepted", message="ok")
 
 
@@ -86,6 +97,9 @@ def test_the_result_document_carries_a_valid_profile():
     (lambda p: p["findings"][0].update(code="unknown_code"), "findings[0]"),
     (lambda p: p["findings"][0]["params"].pop("ideal"), "findings[0]"),
     (lambda p: p.update(findings=p["findings"] * 4), "at most 3"),
+    (lambda p: p.update(caveats=["unknown"]), "profile.caveats"),
+    (lambda p: p.update(caveats=["truncated", "truncated"]), "profile.caveats"),
+    (lambda p: p.update(caveats="truncated"), "profile.caveats"),
 ])
 def test_the_validator_refuses_a_malformed_profile(break_it, error):
     p = copy.deepcopy(_profile())

@@ -54,6 +54,24 @@ def test_a_fixed_grid_larger_than_the_usual_cap_is_still_profiled():
     assert "estimate" in prof
 
 
+def test_inline_ptx_counts_are_said_to_be_of_the_code_beside_it():
+    # the PTX (a lane id) sits in a branch the emulator's preprocessor drops; a GPU runs it
+    ptx = REPO_ROOT / "tests" / "realworld" / "kernels" / "block_sum_ptx_dead_branch.cu"
+    doc = judge("reduction.block_sum", ptx.read_text())
+    assert doc["verdict"] == "accepted"
+    assert doc["profile"]["caveats"] == ["inline_ptx_fallback"]
+    # without the PTX, nothing to say
+    plain = judge("reduction.block_sum", (LESSONS / "02-reduction" / "exercises" / "block_sum" / "reference.cu").read_text())
+    assert "caveats" not in plain["profile"]
+
+
+def test_a_comment_naming_asm_is_no_inline_ptx():
+    from kernels.profile_run import has_inline_asm
+
+    assert not has_inline_asm('// asm("mov.u32 %0, %%laneid;")\n/* __asm__ volatile */ int x;')
+    assert has_inline_asm('#if 0\nasm volatile("exit;");\n#endif')
+
+
 def test_a_transpose_without_shared_memory_is_told_about_coalescing():
     doc = judge("shared-tiling.transpose", (TRANSPOSE / "solutions" / "correct" / "direct_no_shared.cu").read_text())
     assert doc["verdict"] == "accepted"
