@@ -178,7 +178,7 @@ def test_an_estimate_of_inline_ptx_tensor_code_says_what_it_counted(page, lang: 
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
-def test_caveats_say_what_the_counts_are_of_in_the_readers_language(page, lang: str) -> None:
+def test_caveats_say_what_the_counts_are_of_in_the_readers_language(page, lang: str, artifacts: Path) -> None:
     open_lesson(page, lang)
     profile = _profile(4.0, ms=0.0571) | {"caveats": ["inline_ptx_fallback", "truncated"]}
     doc = _submission(profile, None)
@@ -199,6 +199,7 @@ def test_caveats_say_what_the_counts_are_of_in_the_readers_language(page, lang: 
         const t = document.querySelector('.exercise .profile .profile-metrics');
         return !!(c.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING);
     }""")
+    page.locator(".exercise .profile").screenshot(path=str(artifacts / f"profile-caveats-{lang}.png"))
     page.evaluate(FEED, _submission(_profile(4.0, ms=0.0571), None))  # none: no list
     assert page.locator(".exercise .profile .profile-caveats").count() == 0
 
