@@ -420,3 +420,121 @@ def test_pragma_unroll_becomes_gccs_own_with_a_bounded_count():
     assert gcc_unroll(text).splitlines() == [
         f"#pragma GCC unroll {UNROLL_DEFAULT}", "#pragma GCC unroll 4", "#pragma GCC unroll 8",
         "#pragma GCC unroll 1", f"#pragma GCC unroll {UNROLL_MAX}"]
+
+
+# Scalar shared accesses that nvcc merges into one vector access (LDS.64 / LDS.128, STS.*): an
+# unrolled run at adjacent addresses it can prove aligned. A 16-byte access is served a half-warp
+# at a time, so a broadcast LDS.128 is 2 wavefronts (ncu), four scalar broadcasts 4.
+FILL = """
+    __shared__ float s[64];
+    s[threadIdx.x] = threadIdx.x;
+    s[threadIdx.x + 32] = 1.0f;       // 2 stores, 1 wavefront each
+    __syncthreads();
+    float acc = 0.0f;
+"""
+EIGHT_UNROLLED = "__global__ void eight(float* out, int n) {" + FILL + """
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc += s[j];     // s[0..7] by every lane
+    out[threadIdx.x] = acc;
+}
+"""
+RUN_FROM = "__global__ void run(float* out, int start) {" + FILL + """
+    for (int j = start; j < start + 8; ++j) acc += s[j];   // a loop: one instruction in the CPU's program
+    out[threadIdx.x] = acc;
+}
+"""
+SHIFTED = "__global__ void shifted(float* out, int n) {" + FILL + """
+#pragma unroll
+    for (int j = 0; j < 4; ++j) acc += s[threadIdx.x + j];   // each lane's run starts at its own word
+    out[threadIdx.x] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("source, kernel", [(EIGHT_UNROLLED, "eight"), (RUN_FROM, "run")])
+def test_eight_adjacent_aligned_shared_reads_are_two_lds128(source, kernel):
+    c = run_counts(source, kernel, (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32), 0])
+    # the 2 fill stores, then s[0..3] and s[4..7] as two broadcast LDS.128 of 2 wavefronts each
+    assert (c["shd_req"], c["shd_wavefronts"], c["shd_max_ways"]) == (2 + 2, 2 + 2 * 2, 1)
+    assert (c["warp_inst"], c["active_lanes"], c["accesses"]) == (5, 5 * 32, 5 * 32)
+
+
+@pytest.mark.parametrize("start, requests", [(1, 8), (2, 4), (4, 2)])
+def test_a_run_from_a_runtime_start_merges_as_far_as_every_execution_is_aligned(start, requests):
+    # Static: a run is merged where every execution of it is aligned, here decided by the launch's
+    # argument. From s[1] none is (8 scalar broadcasts); from s[2] every pair is 8-aligned (4
+    # LDS.64, a broadcast of 1 wavefront); from s[4] two LDS.128 (2 wavefronts each).
+    c = run_counts(RUN_FROM, "run", (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32), start])
+    waves = 2 * requests if requests == 2 else requests
+    assert (c["shd_req"], c["shd_wavefronts"]) == (2 + requests, 2 + waves)
+
+
+def test_a_run_whose_alignment_depends_on_the_lane_is_not_merged():
+    # lane t reads s[t..t+3]: aligned for lanes 0, 4, 8, ... only, so nvcc cannot merge it for any:
+    # 4 loads of 32 neighbouring words, 1 wavefront each
+    c = run_counts(SHIFTED, "shifted", (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32), 0])
+    assert (c["shd_req"], c["shd_wavefronts"]) == (2 + 4, 2 + 4)
+
+
+THREE = """
+__global__ void three(float* out) {
+    __shared__ float taps[8];
+    __shared__ float end3[3];
+    if (threadIdx.x < 8) taps[threadIdx.x] = threadIdx.x;
+    if (threadIdx.x < 3) end3[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    float acc = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 3; ++j) acc += taps[j] * end3[j];
+    out[threadIdx.x] = acc;
+}
+"""
+
+
+def test_three_aligned_words_are_one_lds128_where_a_fourth_is_in_the_array():
+    # nvcc loads taps[0..2] as one LDS.128 (taps[3] exists), end3[0..2] as LDS.64 + LDS (its
+    # fourth word would be past the array): 1 + 2 loads, 2 + 1 + 1 wavefronts; 2 fill stores
+    c = run_counts(THREE, "three", (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32)])
+    assert (c["shd_req"], c["shd_wavefronts"]) == (2 + 3, 2 + 4)
+
+
+QUADS = """
+__global__ void quads(float* out) {
+    __shared__ float s[128];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) s[4 * threadIdx.x + j] = threadIdx.x + j;
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x];
+}
+"""
+
+
+def test_four_adjacent_aligned_shared_stores_are_one_sts128():
+    # Scalar: 4 stores at a stride of 4 words, 4-way bank conflicts, 16 wavefronts. As one STS.128:
+    # 512 distinct bytes, 256 a half-warp, 4 wavefronts. Then one conflict-free load.
+    c = run_counts(QUADS, "quads", (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32)])
+    assert (c["shd_req"], c["shd_wavefronts"], c["shd_max_ways"]) == (1 + 1, 4 + 1, 2)
+
+
+ROW_TIMES_COLUMN = """
+__global__ void row_col(float* out) {
+    __shared__ float a[4][8];
+    __shared__ float b[8][32];
+    const int lane = threadIdx.x, row = lane / 8;
+    a[row][lane % 8] = lane;
+    for (int k = 0; k < 8; ++k) b[k][lane] = k;
+    __syncthreads();
+    float acc = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) acc += a[row][k] * b[k][lane];   // a GEMM's inner loop
+    out[lane] = acc;
+}
+"""
+
+
+def test_a_row_read_between_column_reads_is_still_merged():
+    # The row a[row][0..7] is two LDS.128 per warp although b's loads come between its words: a
+    # half-warp reads 2 rows (8 words, 8 banks), 1 wavefront each half. b[k][lane]: 8 scalar loads
+    # of 1 wavefront. Fill: 1 + 8 stores of 1 wavefront.
+    c = run_counts(ROW_TIMES_COLUMN, "row_col", (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32)])
+    assert (c["shd_req"], c["shd_wavefronts"]) == (9 + 2 + 8, 9 + 2 * 2 + 8)

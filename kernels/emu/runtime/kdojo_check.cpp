@@ -219,7 +219,7 @@ void access(uintptr_t a, size_t size, bool write, bool atomic, uint64_t pc) {
     if (!r) return;  // the learner's own locals, string literals, heap: not tracked
     // #16: sectors as a GPU would see them: cudaMalloc aligns an array to 256 bytes, the
     // emulator only to 16 (kdojo_host.cpp map_buffer), so count from a 256-aligned base.
-    if (g_profile) profile_access(r->kind != R_BUFFER, r->kind == R_BUFFER ? a - (r->map_lo & 255) : a, size, write, atomic, pc);
+    if (g_profile) profile_access(r->kind != R_BUFFER, r->kind == R_BUFFER ? a - (r->map_lo & 255) : a, size, write, atomic, pc, r->lo, r->hi);
     if (a < r->lo || a + size > r->hi) out_of_bounds(*r, a, size, write, pc);
     track(*r, a, size, write, atomic, pc);
 }

@@ -12,7 +12,11 @@
 // that gives what a profiler counts:
 //   * global: the distinct 32-byte sectors touched (coalescing);
 //   * shared: the wavefronts, i.e. the most distinct 4-byte words any one of
-//     the 32 banks must serve (same word: a broadcast, free);
+//     the 32 banks must serve (same word: a broadcast, free); a 16-byte access
+//     a half-warp at a time. Before pairing, each thread's runs of scalar
+//     shared loads (stores) at adjacent, aligned addresses are merged into the
+//     vector access nvcc issues for them (LDS.64 / LDS.128: merge_shared_runs),
+//     where every execution of the run's instructions in the launch is aligned;
 //   * the lanes that executed it (divergence: active lanes / 32);
 //   * atomics: operations per address (contention).
 // Those hooks see memory instructions only. Warp execution efficiency counts
@@ -42,7 +46,8 @@ bool g_profile = false;
 
 namespace {
 
-enum : uint8_t { F_SHARED = 1, F_WRITE = 2, F_ATOMIC = 4 };
+// F_ROOM16: a shared access whose 16-byte-aligned block lies wholly inside its variable
+enum : uint8_t { F_SHARED = 1, F_WRITE = 2, F_ATOMIC = 4, F_ROOM16 = 8 };
 
 struct Rec {
     uint64_t addr;
@@ -53,6 +58,7 @@ struct Rec {
     uint16_t tid;
     uint16_t bytes;
     uint8_t flags;
+    uint8_t phase;   // shared: the address's offset from its variable's start, mod 16 (merge_shared_runs)
 };
 static_assert(sizeof(Rec) == 32, "a record is 32 bytes");
 uint32_t pc32(uint64_t pc) { return static_cast<uint32_t>((pc >> 32 ? 0x80000000u : 0u) | (pc & 0x7fffffffu)); }
@@ -194,6 +200,130 @@ void assign_occurrences() {
                           g_recs[i - 1].pc == g_recs[i].pc && g_recs[i - 1].epoch == g_recs[i].epoch;
         g_recs[i].occ = same ? g_recs[i - 1].occ + 1 : 0;
     }
+}
+
+// ---- scalar shared accesses that nvcc issues as one vector access ----
+// nvcc turns scalar shared loads or stores at adjacent addresses that it can prove 16-byte
+// (8-byte) aligned, e.g. an unrolled loop's s[4k], s[4k+1], s[4k+2], s[4k+3], into one LDS.128 /
+// STS.128 (.64): one request instead of four, served a half-warp at a time (a broadcast LDS.128
+// is 2 wavefronts, four scalar broadcasts 4). It decides once per instruction, so a run is merged
+// only where every execution of its instructions, by every thread of the launch, forms it.
+// A run (chain) is a thread's shared accesses of one kind and size (4 or 8 bytes, not atomic) at
+// ascending adjacent addresses within one barrier epoch, in execution order, other accesses
+// between them allowed (a GEMM's A-row loads between its B-column ones). An access continues the
+// chain its own instruction extended last (a loop's next step: one instruction in the profiler's
+// program, unrolled by nvcc, which unrolls constant and runtime trip counts alike), else any chain
+// that ends just below it (the next instruction of an unrolled run). The chains of one leading
+// instruction are merged if all start at a 16- (8-) byte boundary and none of their instructions is
+// ever part of a chain another instruction leads; then each is cut into the widest aligned groups
+// (16, 8 bytes; three words left at a 16-byte boundary are read as one LDS.128 where the fourth is
+// still the variable's, as nvcc does), a group being one record at its first address with a pc
+// of its own (kPcMerged*: a loop's groups and its scalar steps are different instructions).
+// Alignment is counted from the shared variable's start (ptxas places variables; the emulator's
+// are only as aligned as their type). Known limits: alignment is seen, not proven (a run aligned
+// only because of a guard, e.g. lane 0's s[threadIdx.x + l], is merged, nvcc keeps it scalar), and
+// a branch between a run's accesses (nvcc merges within a basic block) is not seen.
+constexpr uint32_t kPcMerged16 = 1u << 30, kPcMerged8 = 1u << 29;  // code addresses are < 2^29
+
+void merge_shared_runs() {
+    // the candidates (shared, not atomic, 4 or 8 bytes), each thread's together in execution order
+    std::vector<uint32_t> idx;
+    for (size_t i = 0; i < g_recs.size(); ++i) {
+        const Rec& r = g_recs[i];
+        if ((r.flags & F_SHARED) && !(r.flags & F_ATOMIC) && (r.bytes == 4 || r.bytes == 8))
+            idx.push_back(static_cast<uint32_t>(i));
+    }
+    if (idx.size() < 2) return;
+    std::stable_sort(idx.begin(), idx.end(), [](uint32_t a, uint32_t b) {
+        const Rec &x = g_recs[a], &y = g_recs[b];
+        return x.block != y.block ? x.block < y.block : x.tid < y.tid;
+    });
+    struct Chain {
+        uint64_t next;     // the address that would continue it
+        uint32_t leader;   // its first access's pc
+        uint32_t len, left;  // its records; those still to come of the merged group being read
+        uint8_t phase;
+    };
+    const size_t n = idx.size();
+    std::vector<Chain> chains;
+    std::vector<uint32_t> chain_of(n), pos(n, 0);  // per candidate, in idx's order
+    std::unordered_map<uint64_t, uint32_t> ending_at;  // (next address, kind, size) → an open chain
+    std::unordered_map<uint32_t, uint32_t> last_of_pc;  // pc → the chain it extended last
+    auto key = [](uint64_t addr, const Rec& r) { return addr << 2 | (r.flags & F_WRITE ? 2u : 0u) | (r.bytes == 8); };
+    for (size_t j = 0; j < n; ++j) {
+        const Rec& r = g_recs[idx[j]];
+        if (j == 0 || r.block != g_recs[idx[j - 1]].block || r.tid != g_recs[idx[j - 1]].tid ||
+            r.epoch != g_recs[idx[j - 1]].epoch) {
+            ending_at.clear();
+            last_of_pc.clear();
+        }
+        const uint64_t k = key(r.addr, r);
+        uint32_t c = UINT32_MAX;
+        auto own = last_of_pc.find(r.pc);
+        if (own != last_of_pc.end() && key(chains[own->second].next, r) == k) c = own->second;
+        if (c == UINT32_MAX) {
+            auto e = ending_at.find(k);
+            if (e != ending_at.end()) c = e->second;
+        }
+        if (c == UINT32_MAX) {
+            c = static_cast<uint32_t>(chains.size());
+            chains.push_back(Chain{r.addr + r.bytes, r.pc, 1, 0, r.phase});
+        } else {
+            auto e = ending_at.find(k);
+            if (e != ending_at.end() && e->second == c) ending_at.erase(e);
+            pos[j] = chains[c].len++;
+            chains[c].next = r.addr + r.bytes;
+        }
+        chain_of[j] = c;
+        ending_at.emplace(key(chains[c].next, r), c);
+        last_of_pc[r.pc] = c;
+    }
+    // Per leading instruction: the alignment all its chains start at, and whether each of their
+    // instructions is only ever part of chains it leads (else nvcc could not merge it).
+    struct Lead { uint32_t align = 16; bool mixed = false; };
+    std::unordered_map<uint32_t, Lead> leads;
+    for (const Chain& ch : chains) {
+        Lead& l = leads[ch.leader];
+        l.align = std::min<uint32_t>(l.align, ch.phase % 16 == 0 ? 16 : ch.phase % 8 == 0 ? 8 : 4);
+    }
+    std::unordered_map<uint32_t, uint32_t> leader_of;
+    for (size_t j = 0; j < n; ++j) {
+        const uint32_t lead = chains[chain_of[j]].leader;
+        auto seen = leader_of.emplace(g_recs[idx[j]].pc, lead);
+        if (!seen.second && seen.first->second != lead) leads[lead].mixed = leads[seen.first->second].mixed = true;
+    }
+    size_t merged = 0;
+    for (size_t j = 0; j < n; ++j) {
+        Chain& ch = chains[chain_of[j]];
+        const Lead& l = leads[ch.leader];
+        Rec& r = g_recs[idx[j]];
+        const uint32_t size = r.bytes;
+        if (ch.len < 2 || l.mixed || l.align <= size) continue;
+        if (ch.left) {  // part of the group its head stands for
+            --ch.left;
+            r.bytes = 0;  // dropped below
+            ++merged;
+            continue;
+        }
+        // the widest aligned group that fits; three words left at a 16-byte boundary are
+        // loaded as four (LDS.128) where the fourth is still the variable's, as nvcc does
+        const uint32_t at = pos[j] * size, rest = (ch.len - pos[j]) * size;
+        const bool widen = rest == 12 && !(r.flags & F_WRITE) && (r.flags & F_ROOM16);
+        for (uint32_t w = 16; w > size; w /= 2)
+            if (w <= l.align && at % w == 0 && (rest >= w || (w == 16 && widen))) {
+                r.bytes = static_cast<uint16_t>(w);
+                r.pc |= w == 16 ? kPcMerged16 : kPcMerged8;
+                ch.left = std::min(w, rest) / size - 1;
+                break;
+            }
+    }
+    if (!merged) return;
+    const size_t before = g_recs.size();
+    g_recs.erase(std::remove_if(g_recs.begin(), g_recs.end(), [](const Rec& r) { return r.bytes == 0; }), g_recs.end());
+    // lane accesses as a GPU issues them; past the record cap (truncated) in the recorded ones'
+    // proportion, so that records ÷ accesses still says what share of the launch was counted
+    const uint64_t unrecorded = g_accesses - before;
+    g_accesses = g_recs.size() + (g_truncated ? unrecorded * g_recs.size() / before : unrecorded);
 }
 
 // ---- basic blocks (warp execution efficiency over all executed code) ----
@@ -347,6 +477,7 @@ void bb_totals(Totals& t) {
 
 Totals fold() {
     Totals t;
+    merge_shared_runs();
     assign_occurrences();
     std::sort(g_recs.begin(), g_recs.end(), [](const Rec& a, const Rec& b) {
         if (a.block != b.block) return a.block < b.block;
@@ -465,7 +596,8 @@ void profile_fragment(bool on) {
     if (!g_frag.empty()) fold_fragment();
 }
 
-void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool atomic, uint64_t pc) {
+void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool atomic, uint64_t pc, uintptr_t base,
+                    uintptr_t end) {
     Thread* t = current_thread();
     if (!t || !bytes) return;
     if (g_fragment) {  // a WMMA fragment op: lane 0's accesses stand for the warp's (fold_fragment)
@@ -480,10 +612,11 @@ void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool 
         g_truncated = true;
         return;
     }
-    uint8_t flags = (shared ? F_SHARED : 0) | (write ? F_WRITE : 0) | (atomic ? F_ATOMIC : 0);
+    uint8_t flags = (shared ? F_SHARED : 0) | (write ? F_WRITE : 0) | (atomic ? F_ATOMIC : 0) |
+                    (shared && ((addr - base) | 15) < end - base ? F_ROOM16 : 0);
     g_recs.push_back(Rec{addr, pc32(pc), g_block_linear, t->bar_epoch, 0, static_cast<uint16_t>(t->st.linear),
                          static_cast<uint16_t>(std::min<size_t>(bytes, 65535)),
-                         flags});
+                         flags, static_cast<uint8_t>(shared ? (addr - base) & 15 : 0)});
 }
 
 void profile_launch_end() {
@@ -500,7 +633,7 @@ void profile_launch_end() {
 
 void profile_request_begin() {}
 void profile_launch_begin() {}
-void profile_access(bool, uintptr_t, size_t, bool, bool, uint64_t) {}
+void profile_access(bool, uintptr_t, size_t, bool, bool, uint64_t, uintptr_t, uintptr_t) {}
 void profile_launch_end() {}
 void profile_fragment(bool) {}
 void profile_block_begin() {}

@@ -12,8 +12,10 @@ extern bool g_profile;  // this request counts (set per request by kdojo_host.cp
 void profile_request_begin();
 void profile_launch_begin();
 // One load, store or atomic of learner code on a judge buffer (global) or on
-// shared memory, by the running thread of the running block.
-void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool atomic, uint64_t pc);
+// shared memory, by the running thread of the running block. [base, end): the array or
+// shared variable it is in (alignment is counted from its start).
+void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool atomic, uint64_t pc, uintptr_t base,
+                    uintptr_t end);
 // Folds the launch's accesses into per-warp-instruction metrics and adds them
 // to the answer as one "profile" diagnostic (pc: the launch's 1-based index).
 void profile_launch_end();
