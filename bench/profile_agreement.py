@@ -406,6 +406,20 @@ def compare(emu_path: str, ncu_path: str, times_path: str | None) -> None:
                 n += 1
                 ok += abs(100 * c[num] / (32 * c[den]) - b) / b <= 0.10
         print(f"lanes active counted over {name}: {ok} of {n} kernels within 10%")
+    # shared requests themselves (a vectorised LDS.128 is one, four scalar loads four): the
+    # emulator's, scaled up where a launch was cut at the record cap, against ncu's shared load
+    # and store instructions
+    from kernels.profile_model import coverage
+
+    ok = n = 0
+    for key in emu:
+        c, raw = emu[key].get("counts") or {}, ncu.get(key, {}).get("raw") or {}
+        want = raw.get("smsp__sass_inst_executed_op_shared_ld.sum", 0) + \
+            raw.get("smsp__sass_inst_executed_op_shared_st.sum", 0)
+        if want and c.get("shd_req"):
+            n += 1
+            ok += abs(c["shd_req"] / coverage(c) - want) / want <= 0.10
+    print(f"shared requests (ncu: shared load + store instructions): {ok} of {n} kernels within 10%")
     if not times_path:
         return
     estimates = {r["file"]: r["estimate"] for r in _load(emu_path) if r.get("estimate")}
