@@ -402,7 +402,7 @@ def compare(emu_path: str, ncu_path: str, times_path: str | None) -> None:
         ok = n = 0
         for key in emu:
             c, b = emu[key].get("counts") or {}, ncu.get(key, {}).get("warp_execution_efficiency_pct")
-            if key in ncu and b and c.get(den):
+            if key in ncu and b and c.get(den) and num in c:
                 n += 1
                 ok += abs(100 * c[num] / (32 * c[den]) - b) / b <= 0.10
         print(f"lanes active counted over {name}: {ok} of {n} kernels within 10%")
@@ -443,7 +443,10 @@ LANE_VARIANTS = {  # (thread executions, warp executions) in the emulator's coun
     "basic blocks, unweighted": ("bb_lanes", "bb_inst"),
     "basic blocks, unweighted, short branches predicated": ("bb_pred_lanes", "bb_inst"),
     "basic blocks by code bytes": ("code_lanes", "code_inst"),
-    "basic blocks by code bytes, short branches predicated (the metric)": ("code_pred_lanes", "code_inst"),
+    "basic blocks by code bytes, short branches predicated": ("code_pred_lanes", "code_inst"),
+    "basic blocks by code bytes less the instrumentation's": ("work_lanes", "work_inst"),
+    "basic blocks by code bytes less the instrumentation's, short branches predicated (the metric)":
+        ("work_pred_lanes", "work_inst"),
 }
 
 FIT_GRID = {  # the model's three fitted constants (kernels/profile_model.py) and the values tried

@@ -116,7 +116,8 @@ def metrics_from_counts(c: dict[str, int]) -> dict[str, Any]:
         "shared_bank_conflict_ways_max": c["shd_max_ways"] if c["shd_req"] else None,
         # every executed basic block, weighted by its code, short branches counted as a GPU
         # compiler predicates them (ncu's definition); memory instructions alone where no block was seen
-        "warp_execution_efficiency_pct": _ratio(100 * c["code_pred_lanes"], 32 * c["code_inst"], 1)
+        "warp_execution_efficiency_pct": _ratio(100 * c["work_pred_lanes"], 32 * c["work_inst"], 1)
+        if c.get("work_inst") else _ratio(100 * c["code_pred_lanes"], 32 * c["code_inst"], 1)
         if c.get("code_inst") else _ratio(100 * c["active_lanes"], 32 * c["warp_inst"], 1),
         "global_lanes_active_pct": _ratio(100 * c["gmem_lanes"], 32 * c["gmem_inst"], 1),
         "atomics": c["atom_ops"],

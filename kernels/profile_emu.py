@@ -31,7 +31,10 @@ COUNT_KEYS = ("gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "
               "accesses",
               # every executed basic block (trace-pc): warp and thread executions, unweighted and weighted
               # by the block's code bytes; bb_dropped: executions past the table of distinct blocks
-              "bb_inst", "bb_lanes", "code_inst", "code_lanes", "code_pred_lanes", "bb_dropped", "bb_pred_lanes")
+              "bb_inst", "bb_lanes", "code_inst", "code_lanes", "code_pred_lanes", "bb_dropped", "bb_pred_lanes",
+              # the same weighted by code bytes less the instrumentation's own (hook calls, alignment
+              # checks): what the warp execution efficiency metric uses
+              "work_inst", "work_lanes", "work_pred_lanes")
 _MAX_COUNT = 1 << 62
 # The profiled case must stay small: the check build is slow and records every access.
 PROFILE_MAX_THREADS = 1 << 16

@@ -537,3 +537,28 @@ def test_a_row_read_between_column_reads_is_still_merged():
     # of 1 wavefront. Fill: 1 + 8 stores of 1 wavefront.
     c = run_counts(ROW_TIMES_COLUMN, "row_col", (1, 1, 1), (32, 1, 1), [np.zeros(32, np.float32)])
     assert (c["shd_req"], c["shd_wavefronts"]) == (9 + 2 + 8, 9 + 2 * 2 + 8)
+
+
+def test_the_instrumentations_own_code_weighs_nothing():
+    # A memory access in the profiler's program is the GPU's load plus code a GPU never runs:
+    # the hook's call and the load of its argument, an alignment check. The metric's weight
+    # (work_*) leaves those out; arithmetic weighs what it did before (code_*, the raw bytes).
+    arith = compile_source(ARITH, ("arith",))
+    loads = compile_source(LANE_ZERO_LOOP, ("lane0",))
+
+    def steps(built, kernel, args_of):
+        short, long_ = (counts_of(built, kernel, (1, 1, 1), (32, 1, 1), args_of(k)) for k in (10, 20))
+        return {key: long_[key] - short[key] for key in ("code_inst", "work_inst", "code_lanes", "work_lanes")}
+
+    # ten more steps of x = x * 1.0001f + 0.5f: no memory access, the same weight either way
+    a = steps(arith, "arith", lambda k: [np.zeros(32, np.float32), 32, k])
+    assert a["work_inst"] == a["code_inst"] > 0 and a["work_lanes"] == a["code_lanes"]
+    # ten more steps of v += in[i] * in[n - 1 - i]: two loads each, their hooks left out
+    ones = np.ones(64, np.float32)
+    b = steps(loads, "lane0", lambda n: [ones, np.zeros(32, np.float32), n])
+    assert 0 < b["work_inst"] < b["code_inst"] and b["work_lanes"] == b["work_inst"]  # one lane of 32 runs them
+    # the whole launch: work never exceeds the raw bytes, block for block
+    c = counts_of(loads, "lane0", (1, 1, 1), (32, 1, 1), [ones, np.zeros(32, np.float32), 16])
+    assert 0 < c["work_inst"] < c["code_inst"] and c["work_pred_lanes"] <= c["code_pred_lanes"]
+    assert metrics_from_counts(c)["warp_execution_efficiency_pct"] == round(
+        100 * c["work_pred_lanes"] / (32 * c["work_inst"]), 1)

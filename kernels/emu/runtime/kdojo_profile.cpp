@@ -27,7 +27,10 @@
 // CUDA block, per warp and basic block, the warp executed it as often as its
 // busiest lane did (lanes reconverge after a branch) and the lanes' sum is its
 // thread executions. A basic block weighs its x86 code bytes (from its call
-// site to the next one), an instruction count's stand-in.
+// site to the next one), an instruction count's stand-in, less the bytes of
+// this instrumentation itself (work_*: a memory hook's call and the load of its
+// argument, an alignment check, a thread-pointer load feeding a hook), which a
+// GPU does not execute; the code_* counts keep the raw bytes.
 #include "kdojo_profile.h"
 
 #include "kdojo_rt_internal.h"
@@ -70,21 +73,23 @@ bool g_truncated = false;
 uint64_t g_accesses = 0;  // lane accesses seen in the launch, recorded or not (past the cap: not)
 unsigned g_launch_index = 0;
 
-struct Totals {
-    uint64_t v[32] = {};
-};
 enum {
     GLD_REQ, GLD_SECTORS, GLD_IDEAL, GST_REQ, GST_SECTORS, GST_IDEAL, SHD_REQ, SHD_WAVES, SHD_IDEAL, SHD_MAX_WAYS,
     WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, GMEM_INST, GMEM_LANES,
     GLD_UNIQUE, GST_UNIQUE, GATOM_OPS, GATOM_ADDRS, GATOM_MAX, ACCESSES,
-    BB_INST, BB_LANES, CODE_INST, CODE_LANES, CODE_PRED_LANES, BB_DROPPED, BB_PRED_LANES, N_KEYS
+    BB_INST, BB_LANES, CODE_INST, CODE_LANES, CODE_PRED_LANES, BB_DROPPED, BB_PRED_LANES,
+    WORK_INST, WORK_LANES, WORK_PRED_LANES, N_KEYS
+};
+struct Totals {
+    uint64_t v[N_KEYS] = {};
 };
 const char* const kNames[N_KEYS] = {"gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "gst_ideal",
                                     "shd_req", "shd_wavefronts", "shd_ideal", "shd_max_ways", "warp_inst",
                                     "active_lanes", "atom_ops", "atom_addrs", "atom_max", "truncated", "gmem_inst",
                                     "gmem_lanes", "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs",
                                     "gatom_max", "accesses", "bb_inst", "bb_lanes", "code_inst", "code_lanes",
-                                    "code_pred_lanes", "bb_dropped", "bb_pred_lanes"};
+                                    "code_pred_lanes", "bb_dropped", "bb_pred_lanes", "work_inst", "work_lanes",
+                                    "work_pred_lanes"};
 // Every global sector read or written in the launch (distinct ones: what DRAM
 // must move at least once, the estimate's DRAM term, kernels/profile_model.py).
 std::vector<uint64_t> g_read_sectors, g_write_sectors;
@@ -336,6 +341,7 @@ std::vector<uint32_t> g_slot_idx;
 std::vector<uint64_t> g_bb_pc;      // index → pc
 std::vector<uint32_t> g_bb_bytes;   // index → code bytes (0: not measured yet)
 std::vector<uint8_t> g_bb_loop;     // index → a one-block loop (code_bytes)
+std::vector<uint32_t> g_bb_work;    // index → code bytes less the instrumentation's (work_bytes)
 std::vector<std::vector<uint32_t>> g_lane_bb;  // thread of the running block → executions per index
 size_t g_block_threads_seen = 0;    // threads of the running block that entered a basic block: [0, n)
 std::vector<uint64_t> g_bb_warp, g_bb_lanes, g_bb_pred_lanes;  // this launch, per index
@@ -357,11 +363,77 @@ uint32_t bb_index(uint64_t pc) {
     g_bb_pc.push_back(pc);
     g_bb_bytes.push_back(0);
     g_bb_loop.push_back(0);
+    g_bb_work.push_back(0);
     return g_slot_idx[h];
 }
 
 extern "C" void __sanitizer_cov_trace_pc();
 extern "C" void __tsan_func_exit();
+#define KDOJO_HOOKS(N)                                                                             \
+    extern "C" void __tsan_read##N(void*);                                                         \
+    extern "C" void __tsan_write##N(void*);                                                        \
+    extern "C" void __tsan_unaligned_read##N(void*);                                               \
+    extern "C" void __tsan_unaligned_write##N(void*);                                              \
+    extern "C" void __tsan_volatile_read##N(void*);                                                \
+    extern "C" void __tsan_volatile_write##N(void*);
+KDOJO_HOOKS(1)
+KDOJO_HOOKS(2)
+KDOJO_HOOKS(4)
+KDOJO_HOOKS(8)
+KDOJO_HOOKS(16)
+#undef KDOJO_HOOKS
+extern "C" void __tsan_read_range(void*, size_t);
+extern "C" void __tsan_write_range(void*, size_t);
+
+// The instrumentation's own bytes in [p, p + n): a call of a memory hook with the instruction
+// that loads its argument, the alignment check before an access (test $1/3/7/15, jne to the
+// ubsan handler) and a thread-pointer load (mov %fs:0, reg) that only feeds a hook's argument.
+// A GPU has none of them: a block's weight is what is left (work_bytes).
+bool is_hook(uint64_t to) {
+    static const uint64_t hooks[] = {
+#define KDOJO_H(N)                                                                                  \
+    reinterpret_cast<uint64_t>(&__tsan_read##N), reinterpret_cast<uint64_t>(&__tsan_write##N),      \
+        reinterpret_cast<uint64_t>(&__tsan_unaligned_read##N),                                      \
+        reinterpret_cast<uint64_t>(&__tsan_unaligned_write##N),                                     \
+        reinterpret_cast<uint64_t>(&__tsan_volatile_read##N), reinterpret_cast<uint64_t>(&__tsan_volatile_write##N),
+        KDOJO_H(1) KDOJO_H(2) KDOJO_H(4) KDOJO_H(8) KDOJO_H(16)
+#undef KDOJO_H
+        reinterpret_cast<uint64_t>(&__tsan_read_range), reinterpret_cast<uint64_t>(&__tsan_write_range)};
+    for (uint64_t h : hooks)
+        if (h == to) return true;
+    return false;
+}
+
+uint32_t instrumentation_bytes(const unsigned char* p, uint32_t n, uint64_t base) {
+    uint32_t got = 0;
+    for (uint32_t d = 0; d < n; ++d) {
+        if (p[d] == 0xe8 && d + 5 <= n) {
+            int32_t rel;
+            memcpy(&rel, p + d + 1, 4);
+            if (!is_hook(base + d + 5 + static_cast<int64_t>(rel))) continue;
+            uint32_t arg = 0;  // the argument's load just before: mov %reg,%rdi / lea …,%rdi
+            if (d >= 3 && (p[d - 3] == 0x48 || p[d - 3] == 0x4c) && p[d - 2] == 0x89 && (p[d - 1] & 0xc7) == 0xc7) arg = 3;
+            else if (d >= 4 && (p[d - 4] == 0x48 || p[d - 4] == 0x49) && p[d - 3] == 0x8d && (p[d - 2] & 0xf8) == 0x78) arg = 4;
+            else if (d >= 7 && (p[d - 7] == 0x48 || p[d - 7] == 0x49) && p[d - 6] == 0x8d && ((p[d - 5] & 0xf8) == 0xb8 || p[d - 5] == 0x3d)) arg = 7;
+            got += 5 + arg;
+            d += 4;
+        } else if (p[d] == 0x64 && d + 9 <= n && (p[d + 1] & 0xf8) == 0x48 && p[d + 2] == 0x8b && (p[d + 3] & 0xc7) == 0x04 &&
+                   p[d + 4] == 0x25 && !p[d + 5] && !p[d + 6] && !p[d + 7] && !p[d + 8]) {  // mov %fs:0x0, reg
+            got += 9;
+            d += 8;
+        } else if (p[d] == 0x0f && p[d + 1] == 0x85 && d + 6 <= n && d >= 3) {  // jne rel32 after test $imm8
+            const unsigned char imm = p[d - 1];
+            const bool small = imm == 1 || imm == 3 || imm == 7 || imm == 15;
+            uint32_t test = 0;
+            if (small && d >= 4 && (p[d - 4] & 0xf0) == 0x40 && p[d - 3] == 0xf6 && (p[d - 2] & 0xf8) == 0xc0) test = 4;
+            else if (small && p[d - 3] == 0xf6 && (p[d - 2] & 0xf8) == 0xc0) test = 3;
+            else if (small && p[d - 2] == 0xa8) test = 2;
+            if (test) got += test + 6;
+            d += 5;
+        }
+    }
+    return std::min(got, n);
+}
 
 // The basic block's code: from its trace call's return address to the next trace call or the
 // function's exit hook (both direct `call rel32`, the static program's only form), at most 256
@@ -402,6 +474,8 @@ uint32_t bytes_of(size_t i) {
         bool loop;
         g_bb_bytes[i] = code_bytes(g_bb_pc[i], loop);
         g_bb_loop[i] = loop;
+        g_bb_work[i] = std::max<uint32_t>(1, g_bb_bytes[i] - instrumentation_bytes(
+            reinterpret_cast<const unsigned char*>(g_bb_pc[i]), g_bb_bytes[i], g_bb_pc[i]));
     }
     return g_bb_bytes[i];
 }
@@ -461,13 +535,16 @@ void bb_totals(Totals& t) {
     fold_block_bbs();
     for (size_t i = 0; i < g_bb_warp.size(); ++i) {
         if (!g_bb_warp[i]) continue;
-        uint64_t bytes = bytes_of(i);
+        const uint64_t bytes = bytes_of(i), work = g_bb_work[i];
         t.v[BB_INST] += g_bb_warp[i];
         t.v[BB_LANES] += g_bb_lanes[i];
         t.v[CODE_INST] += g_bb_warp[i] * bytes;
         t.v[CODE_LANES] += g_bb_lanes[i] * bytes;
         t.v[CODE_PRED_LANES] += g_bb_pred_lanes[i] * bytes;
         t.v[BB_PRED_LANES] += g_bb_pred_lanes[i];
+        t.v[WORK_INST] += g_bb_warp[i] * work;
+        t.v[WORK_LANES] += g_bb_lanes[i] * work;
+        t.v[WORK_PRED_LANES] += g_bb_pred_lanes[i] * work;
     }
     t.v[BB_DROPPED] = g_bb_dropped;
     g_bb_warp.clear();
