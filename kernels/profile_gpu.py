@@ -47,6 +47,9 @@ NCU_METRICS = (
     # loads or stores) and shared atomics, which the emulator counts apart (docs/benchmarks.md, #16)
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
+    # ldmatrix (WMMA's and mma.sync's fragment loads): its wavefronts are in op_ld's, its instructions
+    # are not in op_shared_ld's (an H100: 32 LDSM.x4 of a padded tile, 128 wavefronts, op_shared_ld 1)
+    "smsp__sass_inst_executed_op_ldsm.sum",
     "smsp__thread_inst_executed_per_inst_executed.ratio",
     "launch__registers_per_thread", "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
     "launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
@@ -109,7 +112,8 @@ def metrics_from_ncu(m: dict[str, float]) -> dict[str, Any]:
         shared_waves = (get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum") or 0) + \
             (get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum") or 0)
         shared_req = (get("smsp__sass_inst_executed_op_shared_ld.sum") or 0) + \
-            (get("smsp__sass_inst_executed_op_shared_st.sum") or 0)
+            (get("smsp__sass_inst_executed_op_shared_st.sum") or 0) + \
+            (get("smsp__sass_inst_executed_op_ldsm.sum") or 0)
     else:  # an ncu without the split (or $KDOJO_NCU_SKIP): the total, which overcounts
         shared_waves = get("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum")
         shared_req = (get("smsp__inst_executed_op_shared_ld.sum") or 0) + \

@@ -562,3 +562,54 @@ def test_the_instrumentations_own_code_weighs_nothing():
     assert 0 < c["work_inst"] < c["code_inst"] and c["work_pred_lanes"] <= c["code_pred_lanes"]
     assert metrics_from_counts(c)["warp_execution_efficiency_pct"] == round(
         100 * c["work_pred_lanes"] / (32 * c["work_inst"]), 1)
+
+
+WMMA_SHARED = """
+#include <mma.h>
+using namespace nvcuda;
+__global__ void frag(const half* g, float* out, int loads, int stores) {
+    __shared__ __align__(128) half sa[16 * LD];
+    __shared__ __align__(128) float sc[16 * SLD];
+    for (int i = threadIdx.x; i < 256; i += 32) sa[(i / 16) * LD + i % 16] = g[i];
+    __syncwarp();
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    for (int r = 0; r < loads; ++r) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+        wmma::load_matrix_sync(fa, sa, LD);
+        wmma::load_matrix_sync(fb, sa, LD);
+        wmma::mma_sync(fc, fa, fb, fc);
+    }
+    for (int s = 0; s < stores; ++s) wmma::store_matrix_sync(sc, fc, SLD, wmma::mem_row_major);
+    __syncwarp();
+    out[threadIdx.x] = sc[threadIdx.x];
+}
+"""
+
+
+# As an H100 counts them (ncu, 2026-11-27, docs/benchmarks.md): a 16 x 16 half tile is one
+# ldmatrix.x4, 4 wavefronts when its 8-row matrices' rows fall on distinct banks (24 or 40 halves a
+# row), 8 when two rows share them (16: 32-byte rows), 32 when all eight do (64: 128-byte rows);
+# an fp32 accumulator stored row-major is four 64-bit stores, 2 wavefronts each at a 24-float row,
+# 8 at 32 floats (every row on the same banks), 4 at 48.
+@pytest.mark.parametrize("ld, load_waves", [(16, 8), (24, 4), (40, 4), (64, 32)])
+@pytest.mark.parametrize("sld, store_waves", [(24, 2), (32, 8), (48, 4)])
+def test_wmma_fragments_in_shared_memory_count_as_an_h100_does(ld, load_waves, sld, store_waves):
+    built = compile_source(f"#define LD {ld}\n#define SLD {sld}\n" + WMMA_SHARED, ("frag",))
+    g = np.ones(256, np.float16)
+
+    def run(loads, stores):
+        return counts_of(built, "frag", (1, 1, 1), (32, 1, 1), [g, np.zeros(32, np.float32), loads, stores])
+
+    base, more_loads, more_stores = run(1, 1), run(2, 1), run(1, 2)
+    # one more A and one more B fragment: two ldmatrix.x4, one request each
+    assert more_loads["shd_req"] - base["shd_req"] == 2
+    assert more_loads["shd_wavefronts"] - base["shd_wavefronts"] == 2 * load_waves
+    assert more_loads["shd_ideal"] - base["shd_ideal"] == 2 * 4
+    # one more accumulator store: four 64-bit stores
+    assert more_stores["shd_req"] - base["shd_req"] == 4
+    assert more_stores["shd_wavefronts"] - base["shd_wavefronts"] == 4 * store_waves
+    assert more_stores["shd_ideal"] - base["shd_ideal"] == 4 * 2
+    # the worst bank: the tile's rows per bank group (1, 2 or 8), the accumulator's words per bank
+    assert base["shd_max_ways"] >= max(load_waves // 4, store_waves)

@@ -49,6 +49,18 @@ def test_a_real_ncu_csv_from_an_h100_parses():
     assert m["dram_throughput_pct"] == 12.66 and m["achieved_occupancy_pct"] == 59.5
 
 
+def test_ldmatrix_requests_count_beside_their_wavefronts():
+    # An H100 (ncu, 2026-11-27): one warp, 32 ldmatrix.x4 of a 16 x 16 half tile padded to 24
+    # elements a row (4 wavefronts each) and one plain LDS of a wavefront; 16 stores, 44 wavefronts.
+    # op_shared_ld counts only the LDS: without ldsm's instructions the ratio was 129 / 17.
+    m = metrics_from_ncu({"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 129.0,
+                          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": 44.0,
+                          "smsp__sass_inst_executed_op_shared_ld.sum": 1.0,
+                          "smsp__sass_inst_executed_op_shared_st.sum": 16.0,
+                          "smsp__sass_inst_executed_op_ldsm.sum": 32.0})
+    assert m["shared_wavefronts_per_request"] == round(173 / 49, 2)
+
+
 def test_the_ncu_command_is_bounded_to_the_exercise_kernels():
     cmd = ncu_command("/x/ncu", ["block_sum"], ["python3", "-m", "kernels.profile_gpu", "child", "{}"])
     assert cmd[cmd.index("-k") + 1] == "regex:^(block_sum)$"

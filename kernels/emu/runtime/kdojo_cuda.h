@@ -80,7 +80,10 @@ enum SyncOp : int { SYNC_COUNT, SYNC_AND, SYNC_OR };
 // __syncthreads_count / _and / _or: a barrier that also reduces a predicate over the block.
 int syncthreads_pred(int line, int pred, int op);
 uint64_t collective(int kind, int line, unsigned mask, uint64_t value, int arg, int width);
-void profile_fragment(bool on);  // the profiler: a WMMA fragment load/store begins (true) or ends (#16)
+// the profiler: a WMMA fragment load/store begins (true) or ends (#16); `pattern`: the instructions
+// a GPU makes of it, where known (kdojo_profile.cpp fold_shared_fragment)
+enum { FRAG_PLAIN = 0, FRAG_LDSM = 1, FRAG_ACC64 = 2 };
+void profile_fragment(bool on, int pattern = FRAG_PLAIN);
 unsigned activemask(int line);
 [[noreturn]] void trap(int line, const char* what);
 // Ends the kernel with a runtime_error named `name` (e.g. a grid-wide sync in a

@@ -100,13 +100,86 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // a time, where a GPU's warp reads each element once with a few 16-byte-per-lane instructions.
 // So between profile_fragment(true) and (false) only lane 0's accesses are kept, and the op is
 // counted as ceil(bytes / 512) warp instructions over the tile's distinct sectors (global) or
-// 128-byte wavefronts (shared, no conflicts assumed).
+// 128-byte wavefronts (shared, no conflicts assumed) — except the two shared-memory forms whose
+// instructions nvcc 13's sm_90 SASS shows, counted bank by bank (fold_shared_fragment):
+//   FRAG_LDSM: a 16 x 16 tile of 16-bit elements (matrix_a / matrix_b of m16n16k16 half or bf16,
+//     either layout) is one LDSM.16.M88.4 (ldmatrix.x4): four 8 x 8 matrices, each 8 memory rows
+//     of 16 bytes (rows 0-7 or 8-15 of the tile as stored, its first or second 16 bytes), one
+//     pass per matrix unless rows share banks: a matrix takes as many wavefronts as the most rows
+//     on one group of 4 banks (unpadded 32-byte rows: 2-way, 8 wavefronts a request; padded by
+//     8 elements: 4);
+//   FRAG_ACC64: a 16 x 16 fp32 accumulator stored (loaded) row-major is four STS.64 (LDS.64): in
+//     each, lane l holds row 8j + l / 4 and columns 8k + 2(l % 4), +1 (the mma.sync m16n8k16
+//     accumulator layout).
 bool g_fragment = false;
+int g_frag_pattern = FRAG_PLAIN;
 std::vector<Rec> g_frag;
 Totals g_frag_totals;
 std::vector<uint64_t> g_frag_read, g_frag_write;
 
+// A fragment op of one of the two forms above, all of it in shared memory: true if counted.
+bool fold_shared_fragment() {
+    if (g_frag_pattern == FRAG_PLAIN || g_frag.empty()) return false;
+    std::vector<uint64_t> bytes_at;
+    for (const Rec& r : g_frag) {
+        if (!(r.flags & F_SHARED)) return false;
+        for (uint64_t b = r.addr; b < r.addr + r.bytes; ++b) bytes_at.push_back(b);
+    }
+    std::sort(bytes_at.begin(), bytes_at.end());
+    bytes_at.erase(std::unique(bytes_at.begin(), bytes_at.end()), bytes_at.end());
+    if (bytes_at.size() != 16 * 16 * (g_frag_pattern == FRAG_LDSM ? 2 : 4)) return false;
+    const bool write = g_frag.front().flags & F_WRITE;
+    uint64_t inst = 0, waves = 0, ideal = 0, ways = 1;
+    if (g_frag_pattern == FRAG_LDSM) {
+        // the tile's 32 segments of 16 bytes in address order: memory row i / 2, its half i % 2
+        std::vector<uint64_t> seg;
+        for (uint64_t b : bytes_at)
+            if (seg.empty() || b / 16 != seg.back()) seg.push_back(b / 16);
+        if (seg.size() != 32) return false;  // not 16-byte aligned rows: no ldmatrix
+        inst = 1;
+        for (int half = 0; half < 2; ++half)
+            for (int rows = 0; rows < 16; rows += 8) {
+                unsigned group[8] = {};
+                for (int r = rows; r < rows + 8; ++r) ++group[seg[2 * r + half] % 8];
+                const uint64_t most = *std::max_element(group, group + 8);
+                waves += most;
+                ideal += 1;
+                ways = std::max(ways, most);
+            }
+    } else {  // FRAG_ACC64: memory rows of 64 bytes in address order, 16 of them
+        std::vector<uint64_t> row;
+        for (uint64_t b : bytes_at)
+            if (row.empty() || b >= row.back() + 64) row.push_back(b);
+        if (row.size() != 16) return false;
+        inst = 4;
+        for (int j = 0; j < 2; ++j)
+            for (int k = 0; k < 2; ++k) {
+                unsigned per_bank[32] = {};
+                for (int l = 0; l < 32; ++l) {
+                    const uint64_t a = row[8 * j + l / 4] + 4 * (8 * k + 2 * (l % 4));
+                    ++per_bank[(a / 4) % 32];
+                    ++per_bank[(a / 4 + 1) % 32];
+                }
+                const uint64_t most = *std::max_element(per_bank, per_bank + 32);
+                waves += std::max<uint64_t>(most, 2);  // 256 bytes: at least two passes
+                ideal += 2;
+                ways = std::max(ways, most);
+            }
+    }
+    g_frag_totals.v[WARP_INST] += inst;
+    g_frag_totals.v[ACTIVE_LANES] += 32 * inst;
+    g_accesses += 32 * inst;
+    g_frag_totals.v[SHD_REQ] += inst;
+    g_frag_totals.v[SHD_WAVES] += waves;
+    g_frag_totals.v[SHD_IDEAL] += ideal;
+    g_frag_totals.v[SHD_MAX_WAYS] = std::max(g_frag_totals.v[SHD_MAX_WAYS], ways);
+    (void)write;
+    g_frag.clear();
+    return true;
+}
+
 void fold_fragment() {
+    if (fold_shared_fragment()) return;
     for (int shared = 0; shared < 2; ++shared)
         for (int write = 0; write < 2; ++write) {
             std::vector<uint64_t> bytes_at, sectors;
@@ -662,10 +735,11 @@ void profile_basic_block(uint64_t pc) {
     ++v[i];
 }
 
-void profile_fragment(bool on) {
+void profile_fragment(bool on, int pattern) {
     if (!g_profile) return;
     if (on) {
         g_fragment = true;
+        g_frag_pattern = pattern;
         g_frag.clear();
         return;
     }
@@ -712,7 +786,7 @@ void profile_request_begin() {}
 void profile_launch_begin() {}
 void profile_access(bool, uintptr_t, size_t, bool, bool, uint64_t, uintptr_t, uintptr_t) {}
 void profile_launch_end() {}
-void profile_fragment(bool) {}
+void profile_fragment(bool, int) {}
 void profile_block_begin() {}
 
 #endif

@@ -45,9 +45,23 @@ inline float tf32_operand(float v) {
 // The profiler (#16) counts a fragment load or store as the warp's few wide accesses of the tile,
 // as a GPU makes them, not as 32 lanes each reading every element (kdojo_profile.cpp).
 struct FragmentOp {
-    FragmentOp() { ::kdojo::profile_fragment(true); }
+    explicit FragmentOp(int pattern = ::kdojo::FRAG_PLAIN) { ::kdojo::profile_fragment(true, pattern); }
     ~FragmentOp() { ::kdojo::profile_fragment(false); }
 };
+// The instructions a GPU makes of a fragment op, where the profiler knows them: an m16n16k16 A or
+// B tile of 16-bit elements is one ldmatrix.x4; its fp32 accumulator, row-major, four 64-bit ones.
+template <class Use, int M, int N, int K, class T>
+constexpr int input_pattern() {
+    return M == 16 && N == 16 && K == 16 && sizeof(typename storage<T>::type) == 2 &&
+                   !std::is_same<Use, accumulator>::value
+               ? ::kdojo::FRAG_LDSM
+               : ::kdojo::FRAG_PLAIN;
+}
+template <int M, int N, int K, class T>
+inline int accumulator_pattern(layout_t layout) {
+    return M == 16 && N == 16 && K == 16 && sizeof(T) == 4 && layout == mem_row_major ? ::kdojo::FRAG_ACC64
+                                                                                      : ::kdojo::FRAG_PLAIN;
+}
 }  // namespace detail
 
 template <class Use, int M, int N, int K, class T, class Layout = void>
@@ -78,20 +92,20 @@ KDOJO_WMMA_OP void load_tile(fragment<Use, M, N, K, T, L>& f, const P* p, unsign
 template <class Use, int M, int N, int K, class T, class P>
 KDOJO_WMMA_OP void load_matrix_sync_at(int line, fragment<Use, M, N, K, T, row_major>& f, const P* p, unsigned ldm) {
     detail::warp_op(::kdojo::COLL_WMMA_LOAD, line);
-    detail::FragmentOp counted;
+    detail::FragmentOp counted(detail::input_pattern<Use, M, N, K, T>());
     load_tile(f, p, ldm, false);
 }
 template <class Use, int M, int N, int K, class T, class P>
 KDOJO_WMMA_OP void load_matrix_sync_at(int line, fragment<Use, M, N, K, T, col_major>& f, const P* p, unsigned ldm) {
     detail::warp_op(::kdojo::COLL_WMMA_LOAD, line);
-    detail::FragmentOp counted;
+    detail::FragmentOp counted(detail::input_pattern<Use, M, N, K, T>());
     load_tile(f, p, ldm, true);
 }
 template <int M, int N, int K, class T, class P>
 KDOJO_WMMA_OP void load_matrix_sync_at(int line, fragment<accumulator, M, N, K, T, void>& f, const P* p, unsigned ldm,
                                 layout_t layout) {
     detail::warp_op(::kdojo::COLL_WMMA_LOAD, line);
-    detail::FragmentOp counted;
+    detail::FragmentOp counted(detail::accumulator_pattern<M, N, K, T>(layout));
     load_tile(f, p, ldm, layout == mem_col_major);
 }
 
@@ -100,7 +114,7 @@ KDOJO_WMMA_OP void store_matrix_sync_at(int line, P* p, const fragment<accumulat
                                  layout_t layout) {
     detail::warp_op(::kdojo::COLL_WMMA_STORE, line);
     if (!detail::first_lane()) return;
-    detail::FragmentOp counted;
+    detail::FragmentOp counted(detail::accumulator_pattern<M, N, K, T>(layout));
     for (int r = 0; r < M; ++r)
         for (int c = 0; c < N; ++c) {
             size_t at = layout == mem_col_major ? static_cast<size_t>(c) * ldm + r : static_cast<size_t>(r) * ldm + c;
