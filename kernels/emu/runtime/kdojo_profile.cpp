@@ -128,7 +128,6 @@ bool fold_shared_fragment() {
     std::sort(bytes_at.begin(), bytes_at.end());
     bytes_at.erase(std::unique(bytes_at.begin(), bytes_at.end()), bytes_at.end());
     if (bytes_at.size() != 16 * 16 * (g_frag_pattern == FRAG_LDSM ? 2 : 4)) return false;
-    const bool write = g_frag.front().flags & F_WRITE;
     uint64_t inst = 0, waves = 0, ideal = 0, ways = 1;
     if (g_frag_pattern == FRAG_LDSM) {
         // the tile's 32 segments of 16 bytes in address order: memory row i / 2, its half i % 2
@@ -173,7 +172,6 @@ bool fold_shared_fragment() {
     g_frag_totals.v[SHD_WAVES] += waves;
     g_frag_totals.v[SHD_IDEAL] += ideal;
     g_frag_totals.v[SHD_MAX_WAYS] = std::max(g_frag_totals.v[SHD_MAX_WAYS], ways);
-    (void)write;
     g_frag.clear();
     return true;
 }
