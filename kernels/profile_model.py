@@ -21,7 +21,9 @@ The model, per launch (a roofline with a few more ceilings):
 * issue: warp instructions ÷ 4 per SM per clock. The emulator sees only memory
   instructions, so they are multiplied by INSTRUCTIONS_PER_MEMORY_INSTRUCTION;
 * atomics: the most atomics on one global address ÷ the rate one address takes
-  them (they serialise at L2);
+  them (they serialise at L2); scaled with the launch's threads where the
+  counted case had at most one per thread (one per block or warp: a fixed
+  grid's stay as they are), else with the work;
 * parallelism: resident warps at the benchmark size ÷ the warps a GPU needs
   in flight to reach those ceilings (WARPS_TO_SATURATE per SM), at most 1.
 
@@ -201,11 +203,14 @@ def coverage(counts: dict[str, int]) -> float:
 
 def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_block: int,
                  blocks_per_sm: int | None, gpu: GpuModel, dram_scale: float | None = None,
-                 max_sectors: float | None = None) -> dict[str, float]:
+                 max_sectors: float | None = None, thread_scale: float | None = None) -> dict[str, float]:
     """Seconds per ceiling for one launch at the benchmark size (before parallelism and overhead).
     `scale` multiplies the work (requests, wavefronts, instructions); `dram_scale` the distinct
     sectors (footprint_scale; `scale` where not given). A truncated launch's counts are scaled up
-    by 1 / coverage; its distinct sectors at most `max_sectors` (the buffers', counted case)."""
+    by 1 / coverage; its distinct sectors at most `max_sectors` (the buffers', counted case).
+    `thread_scale`: the launch's threads at the benchmark size over the counted case's; atomics
+    that were at most one per counted thread (one per block or per warp into a total) grow with
+    the threads, not the work (a fixed grid's stay as they are), more than that with the work."""
     full = 1.0 / coverage(counts)
     c = {k: v * full for k, v in counts.items()} if full != 1.0 else counts
     if full != 1.0 and max_sectors:
@@ -219,7 +224,9 @@ def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_
     sectors = (distinct + L2_REPEAT_FRACTION * (requested - distinct)) * scale
     unique = (c.get("gld_unique", 0) + c.get("gst_unique", 0)) * (scale if dram_scale is None else dram_scale) \
         or requested * scale
-    atom_max = c.get("gatom_max", 0) * (scale if c.get("gatom_addrs", 0) <= FEW_ADDRESSES else 1.0)
+    per_thread = thread_scale is not None and c.get("gatom_ops", 0) <= counts.get("threads", 0)
+    atom_scale = thread_scale if per_thread else scale
+    atom_max = c.get("gatom_max", 0) * (atom_scale if c.get("gatom_addrs", 0) <= FEW_ADDRESSES else 1.0)
     instructions = c["warp_inst"] * INSTRUCTIONS_PER_MEMORY_INSTRUCTION * scale
     return {
         "dram": 32 * unique / gpu.dram_bps,
@@ -254,17 +261,20 @@ def estimate(exercise: Any, source: str, counted_case: Any, counts: list[dict[st
     dram_scale = footprint_scale(exercise, counted_env, bench_env)
     max_sectors = footprint_bytes(exercise, counted_env) / 32
     launches = resolve_launches(exercise.launches, bench_env)
-    if len(launches) != len(counts):
+    counted = resolve_launches(exercise.launches, counted_env)
+    if len(launches) != len(counts) or len(counted) != len(counts):
         return None
     totals = {k: 0.0 for k in BOUNDS}
     time_s = 0.0
     tensor = uses_tensor_cores(source)
     fallback = uses_ptx_tensor_cores(source)
-    for launch, c, occ in zip(launches, counts, occupancy):
+    for launch, was, c, occ in zip(launches, counted, counts, occupancy):
         blocks = int(np.prod(launch.grid))
         threads = int(np.prod(launch.block))
-        terms = launch_terms(c, scale, blocks, threads, (occ or {}).get("blocks_per_sm"), gpu, dram_scale,
-                             max_sectors)
+        counted_threads = int(np.prod(was.grid)) * int(np.prod(was.block))
+        terms = launch_terms(dict(c, threads=counted_threads), scale, blocks, threads,
+                             (occ or {}).get("blocks_per_sm"), gpu, dram_scale, max_sectors,
+                             thread_scale=blocks * threads / max(1, counted_threads))
         eff = parallelism(blocks, threads, (occ or {}).get("blocks_per_sm"), gpu)
         # throughput ceilings need enough warps in flight; one address's atomics and the SMs'
         # block starts are serial whatever the occupancy

@@ -130,6 +130,9 @@ def _threads(exercise: Exercise, constants: dict[str, int], index: int) -> int:
     return sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in launches)
 
 
+FALLBACK_MAX_WORK_BYTES = 8 << 20  # 2^21 four-byte accesses: kdojo_profile.cpp's kMaxRecords
+
+
 def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[Any]] | None:
     """(index, launches) of the largest test case the counter takes, or None: the most threads,
     and among as many threads the most work (byte model, else flop model). The estimate scales
@@ -146,9 +149,13 @@ def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[
         work = (_model_value(bench.bytes, env) or _model_value(bench.flops, env) or 0.0) if bench else 0.0
         if threads <= profile_emu.PROFILE_MAX_THREADS and (best is None or (threads, work) > best[0]):
             best = ((threads, work), index, launches)
-        # a grid that never shrinks: the fewest threads, then the most work
-        if threads <= profile_emu.PROFILE_FALLBACK_MAX_THREADS and (fallback is None or (-threads, work) > fallback[0]):
-            fallback = ((-threads, work), index, launches)
+        # a grid that never shrinks: the fewest threads, then the most work whose 4-byte accesses
+        # stay under the runtime's record cap (full_sum: n = 1,048,579, not 2,097,157, whose
+        # scalar loads and the rest reach it; a small case would leave most threads idle)
+        fits = work <= FALLBACK_MAX_WORK_BYTES
+        if threads <= profile_emu.PROFILE_FALLBACK_MAX_THREADS and \
+                (fallback is None or (-threads, fits, work if fits else -work) > fallback[0]):
+            fallback = ((-threads, fits, work if fits else -work), index, launches)
     best = best or fallback
     return None if best is None else (best[1], best[2])
 

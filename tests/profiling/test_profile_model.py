@@ -71,6 +71,24 @@ def test_atomics_on_one_address_serialise(block_sum):
     assert est["terms_ms"]["atomics"] == pytest.approx(256 * 4096 * H100.atomic_same_address_s * 1e3, rel=1e-4)
 
 
+def test_a_fixed_grids_atomics_do_not_grow_with_the_work():
+    # full_sum: 1024 blocks x 256 threads at every size, one atomicAdd per block into out[0]. At the
+    # counted n = 1,048,579 and at 2^28 alike: 1024 atomics on one address, not 256 times as many.
+    exercise = find_exercise("reduction.full_sum")
+    case = next(c for c in exercise.tests if c.env["N"] == 1048579)
+    one_per_block = counts(gld_req=8192, gld_sectors=131072, gld_unique=131072, warp_inst=8192 + 1024,
+                           gatom_ops=1024, gatom_addrs=1, gatom_max=1024)
+    est = model.estimate(exercise, "", case, [one_per_block], [None], {})
+    assert est["scale"] == pytest.approx(2**28 / 1048579, rel=1e-4)
+    assert est["terms_ms"]["atomics"] == pytest.approx(1024 * H100.atomic_same_address_s * 1e3, abs=1e-6)  # 6 decimals
+    assert est["bound"] == "dram"
+    # more atomics than threads (a grid-stride loop adding every element): they grow with the work
+    per_element = dict(one_per_block, gatom_ops=1048579, gatom_max=1048579)
+    est = model.estimate(exercise, "", case, [per_element], [None], {})
+    assert est["terms_ms"]["atomics"] == pytest.approx(
+        1048579 * est["scale"] * H100.atomic_same_address_s * 1e3, rel=1e-3)
+
+
 def test_a_small_grid_uses_a_fraction_of_the_gpu():
     assert model.parallelism(10_000, 256, 8, H100) == 1.0
     assert model.parallelism(1, 256, 8, H100) == pytest.approx(8 / (132 * model.WARPS_TO_SATURATE))
