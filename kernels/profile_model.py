@@ -107,7 +107,7 @@ MEASURED_ACCURACY: dict[str, dict[str, Any]] = {
     # 2026-11-27, second model, H100 timings over every timed lesson file: leave-one-lesson-out
     # (each lesson estimated with the constants fitted on the other lessons only) over 110 files,
     # scalar shared runs counted as nvcc's vector accesses and reduction.full_sum counted too
-    # (bench/data/profile-agreement-2026-11-27b/; in-sample, the shipped constants: 22.6%, 0.905;
+    # (bench/data/profile-agreement-2026-11-27b/; in-sample, the shipped constants: 22.6%, 0.906;
     # the same counts without full_sum, 106 files: 32.8%, 0.902; before the shared runs 30.2%,
     # 0.906; 2026-11-24: 33.3%, 0.907 over 94 files; the first model, nothing fitted: 59.8%, 0.838)
     "H100": {"median_abs_error_pct": 26.2, "spearman": 0.905, "kernels": 110},
