@@ -117,16 +117,39 @@ std::vector<Rec> g_frag;
 Totals g_frag_totals;
 std::vector<uint64_t> g_frag_read, g_frag_write;
 
-// A fragment op of one of the two forms above, all of it in shared memory: true if counted.
-bool fold_shared_fragment() {
-    if (g_frag_pattern == FRAG_PLAIN || g_frag.empty()) return false;
+uint64_t shared_waves(const Rec* lo, const Rec* hi, uint64_t& ideal, uint64_t& ways);
+
+// The distinct bytes, ascending, of the fragment op's records of one kind (shared or global, load
+// or store).
+std::vector<uint64_t> fragment_bytes(bool shared, bool write) {
     std::vector<uint64_t> bytes_at;
     for (const Rec& r : g_frag) {
-        if (!(r.flags & F_SHARED)) return false;
+        if (bool(r.flags & F_SHARED) != shared || bool(r.flags & F_WRITE) != write) continue;
         for (uint64_t b = r.addr; b < r.addr + r.bytes; ++b) bytes_at.push_back(b);
     }
     std::sort(bytes_at.begin(), bytes_at.end());
     bytes_at.erase(std::unique(bytes_at.begin(), bytes_at.end()), bytes_at.end());
+    return bytes_at;
+}
+
+// A fragment op's shared-memory instructions in the launch's totals.
+void count_shared_fragment(uint64_t inst, uint64_t waves, uint64_t ideal, uint64_t ways) {
+    g_frag_totals.v[WARP_INST] += inst;
+    g_frag_totals.v[ACTIVE_LANES] += 32 * inst;
+    g_accesses += 32 * inst;
+    g_frag_totals.v[SHD_REQ] += inst;
+    g_frag_totals.v[SHD_WAVES] += waves;
+    g_frag_totals.v[SHD_IDEAL] += ideal;
+    g_frag_totals.v[SHD_MAX_WAYS] = std::max(g_frag_totals.v[SHD_MAX_WAYS], ways);
+}
+
+// A fragment op of one of the two forms above, all of it in shared memory: true if counted.
+bool fold_shared_fragment() {
+    if (g_frag_pattern == FRAG_PLAIN || g_frag.empty()) return false;
+    const bool write = g_frag.front().flags & F_WRITE;
+    for (const Rec& r : g_frag)
+        if (!(r.flags & F_SHARED) || bool(r.flags & F_WRITE) != write) return false;
+    const std::vector<uint64_t> bytes_at = fragment_bytes(true, write);
     if (bytes_at.size() != 16 * 16 * (g_frag_pattern == FRAG_LDSM ? 2 : 4)) return false;
     uint64_t inst = 0, waves = 0, ideal = 0, ways = 1;
     if (g_frag_pattern == FRAG_LDSM) {
@@ -151,27 +174,17 @@ bool fold_shared_fragment() {
             if (row.empty() || b >= row.back() + 64) row.push_back(b);
         if (row.size() != 16) return false;
         inst = 4;
+        Rec lane[32] = {};
         for (int j = 0; j < 2; ++j)
-            for (int k = 0; k < 2; ++k) {
-                unsigned per_bank[32] = {};
+            for (int k = 0; k < 2; ++k) {  // one 8-byte access per lane, as any shared instruction
                 for (int l = 0; l < 32; ++l) {
-                    const uint64_t a = row[8 * j + l / 4] + 4 * (8 * k + 2 * (l % 4));
-                    ++per_bank[(a / 4) % 32];
-                    ++per_bank[(a / 4 + 1) % 32];
+                    lane[l].addr = row[8 * j + l / 4] + 4 * (8 * k + 2 * (l % 4));
+                    lane[l].bytes = 8;
                 }
-                const uint64_t most = *std::max_element(per_bank, per_bank + 32);
-                waves += std::max<uint64_t>(most, 2);  // 256 bytes: at least two passes
-                ideal += 2;
-                ways = std::max(ways, most);
+                waves += shared_waves(lane, lane + 32, ideal, ways);
             }
     }
-    g_frag_totals.v[WARP_INST] += inst;
-    g_frag_totals.v[ACTIVE_LANES] += 32 * inst;
-    g_accesses += 32 * inst;
-    g_frag_totals.v[SHD_REQ] += inst;
-    g_frag_totals.v[SHD_WAVES] += waves;
-    g_frag_totals.v[SHD_IDEAL] += ideal;
-    g_frag_totals.v[SHD_MAX_WAYS] = std::max(g_frag_totals.v[SHD_MAX_WAYS], ways);
+    count_shared_fragment(inst, waves, ideal, ways);
     g_frag.clear();
     return true;
 }
@@ -180,26 +193,18 @@ void fold_fragment() {
     if (fold_shared_fragment()) return;
     for (int shared = 0; shared < 2; ++shared)
         for (int write = 0; write < 2; ++write) {
-            std::vector<uint64_t> bytes_at, sectors;
-            for (const Rec& r : g_frag) {
-                if (bool(r.flags & F_SHARED) != bool(shared) || bool(r.flags & F_WRITE) != bool(write)) continue;
-                for (uint64_t b = r.addr; b < r.addr + r.bytes; ++b) bytes_at.push_back(b);
-            }
+            const std::vector<uint64_t> bytes_at = fragment_bytes(shared, write);
             if (bytes_at.empty()) continue;
-            std::sort(bytes_at.begin(), bytes_at.end());
-            bytes_at.erase(std::unique(bytes_at.begin(), bytes_at.end()), bytes_at.end());
+            std::vector<uint64_t> sectors;
             for (uint64_t b : bytes_at) sectors.push_back(b / 32);
             sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
             uint64_t n = bytes_at.size(), inst = ceil_div(n, 512);
-            g_frag_totals.v[WARP_INST] += inst;
-            g_frag_totals.v[ACTIVE_LANES] += 32 * inst;
-            g_accesses += 32 * inst;
             if (shared) {
-                g_frag_totals.v[SHD_REQ] += inst;
-                g_frag_totals.v[SHD_WAVES] += ceil_div(n, 128);
-                g_frag_totals.v[SHD_IDEAL] += ceil_div(n, 128);
-                g_frag_totals.v[SHD_MAX_WAYS] = std::max<uint64_t>(g_frag_totals.v[SHD_MAX_WAYS], 1);
+                count_shared_fragment(inst, ceil_div(n, 128), ceil_div(n, 128), 1);
             } else {
+                g_frag_totals.v[WARP_INST] += inst;
+                g_frag_totals.v[ACTIVE_LANES] += 32 * inst;
+                g_accesses += 32 * inst;
                 g_frag_totals.v[GMEM_INST] += inst;
                 g_frag_totals.v[GMEM_LANES] += 32 * inst;
                 g_frag_totals.v[write ? GST_REQ : GLD_REQ] += inst;
