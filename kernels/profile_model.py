@@ -203,14 +203,14 @@ def coverage(counts: dict[str, int]) -> float:
 
 def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_block: int,
                  blocks_per_sm: int | None, gpu: GpuModel, dram_scale: float | None = None,
-                 max_sectors: float | None = None, thread_scale: float | None = None) -> dict[str, float]:
+                 max_sectors: float | None = None, counted_threads: int | None = None) -> dict[str, float]:
     """Seconds per ceiling for one launch at the benchmark size (before parallelism and overhead).
     `scale` multiplies the work (requests, wavefronts, instructions); `dram_scale` the distinct
     sectors (footprint_scale; `scale` where not given). A truncated launch's counts are scaled up
     by 1 / coverage; its distinct sectors at most `max_sectors` (the buffers', counted case).
-    `thread_scale`: the launch's threads at the benchmark size over the counted case's; atomics
-    that were at most one per counted thread (one per block or per warp into a total) grow with
-    the threads, not the work (a fixed grid's stay as they are), more than that with the work."""
+    `counted_threads`: the launch's threads in the counted case; atomics that were at most one per
+    counted thread (one per block or per warp into a total) grow with the threads, not the work (a
+    fixed grid's stay as they are), more than that with the work."""
     full = 1.0 / coverage(counts)
     c = {k: v * full for k, v in counts.items()} if full != 1.0 else counts
     if full != 1.0 and max_sectors:
@@ -224,8 +224,8 @@ def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_
     sectors = (distinct + L2_REPEAT_FRACTION * (requested - distinct)) * scale
     unique = (c.get("gld_unique", 0) + c.get("gst_unique", 0)) * (scale if dram_scale is None else dram_scale) \
         or requested * scale
-    per_thread = thread_scale is not None and c.get("gatom_ops", 0) <= counts.get("threads", 0)
-    atom_scale = thread_scale if per_thread else scale
+    per_thread = counted_threads is not None and c.get("gatom_ops", 0) <= counted_threads
+    atom_scale = blocks * threads_per_block / max(1, counted_threads) if per_thread else scale
     atom_max = c.get("gatom_max", 0) * (atom_scale if c.get("gatom_addrs", 0) <= FEW_ADDRESSES else 1.0)
     instructions = c["warp_inst"] * INSTRUCTIONS_PER_MEMORY_INSTRUCTION * scale
     return {
@@ -271,10 +271,8 @@ def estimate(exercise: Any, source: str, counted_case: Any, counts: list[dict[st
     for launch, was, c, occ in zip(launches, counted, counts, occupancy):
         blocks = int(np.prod(launch.grid))
         threads = int(np.prod(launch.block))
-        counted_threads = int(np.prod(was.grid)) * int(np.prod(was.block))
-        terms = launch_terms(dict(c, threads=counted_threads), scale, blocks, threads,
-                             (occ or {}).get("blocks_per_sm"), gpu, dram_scale, max_sectors,
-                             thread_scale=blocks * threads / max(1, counted_threads))
+        terms = launch_terms(c, scale, blocks, threads, (occ or {}).get("blocks_per_sm"), gpu, dram_scale,
+                             max_sectors, counted_threads=int(np.prod(was.grid)) * int(np.prod(was.block)))
         eff = parallelism(blocks, threads, (occ or {}).get("blocks_per_sm"), gpu)
         # throughput ceilings need enough warps in flight; one address's atomics and the SMs'
         # block starts are serial whatever the occupancy
