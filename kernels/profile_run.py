@@ -210,15 +210,15 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
         res = pending.result()
     kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
                                  prof.metrics_from_counts(c)) for l, c in zip(launches, counts)]
+    from kernels import profile_model
     from kernels.profile_findings import findings
 
-    caveats = [c for c, on in (("inline_ptx_fallback", has_inline_asm(source)),
+    caveats = [c for c, on in (("inline_ptx_fallback", profile_model.has_inline_asm(source)),
                                ("truncated", any(c["truncated"] for c in counts))) if on]
     note = "counted by the emulator; truncated" if "truncated" in caveats else ""
     doc = prof.build("emulator", case.label, kernels,
                      findings(kernels, counted_other_code="inline_ptx_fallback" in caveats), note=note,
                      caveats=caveats)
-    from kernels import profile_model
 
     try:  # the estimated time (#16): an estimate, labelled so, never a measurement
         est = profile_model.estimate(exercise, source, case, counts, [k["occupancy"] for k in kernels], constants)
@@ -232,17 +232,6 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
     if roof:
         doc["roofline"] = roof
     return doc
-
-
-def has_inline_asm(source: str) -> bool:
-    """An `asm` statement outside comments. The emulator runs no inline PTX (a live one is refused as
-    needing a GPU), so in an accepted attempt it sits in a branch the emulator did not compile."""
-    from kernels.emu.source import SourceError, tokenize
-
-    try:
-        return any(t.kind == "ident" and t.text in ("asm", "__asm__", "__asm") for t in tokenize(source[:1 << 20]))
-    except SourceError:
-        return False
 
 
 def status(backend_name: str | None) -> dict[str, Any]:

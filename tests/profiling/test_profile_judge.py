@@ -67,7 +67,7 @@ def test_inline_ptx_counts_are_said_to_be_of_the_code_beside_it():
 
 
 def test_a_comment_naming_asm_is_no_inline_ptx():
-    from kernels.profile_run import has_inline_asm
+    from kernels.profile_model import has_inline_asm
 
     assert not has_inline_asm('// asm("mov.u32 %0, %%laneid;")\n/* __asm__ volatile */ int x;')
     assert has_inline_asm('#if 0\nasm volatile("exit;");\n#endif')

@@ -221,3 +221,7 @@ def test_inline_ptx_tensor_code_is_estimated_by_its_roofline_bound():
                                                est["terms_ms"]["blocks"]) + est["terms_ms"]["launch"], rel=1e-3)
     wmma = (exercise.folder / "reference.cu").read_text()
     assert model.uses_tensor_cores(wmma) and not model.uses_ptx_tensor_cores(wmma)
+    # a comment that names wgmma is no inline PTX: every counted term stays
+    commented = wmma + "\n// next: wgmma.mma_async with TMA, as hopper_wgmma.cu does\n"
+    assert not model.uses_ptx_tensor_cores(commented)
+    assert "note" not in model.estimate(exercise, commented, exercise.tests[-1], [heavy], [None], constants)
