@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from kernels.catalog import REPO_ROOT, load_exercises
-from kernels.emu.backend import EmuBackend
+from kernels.emu.backend import BUDGET_ENV, EmuBackend
 from kernels.pipeline import run_pipeline
 from tests.emu.harness import needs_gpu, roomy
 
@@ -71,7 +71,11 @@ def _judge_on_gpu(exercise, path: Path) -> dict:
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", CORPUS, ids=[str(p.relative_to(LESSONS)) for p in CORPUS])
-def test_both_backends_agree(path):
+def test_both_backends_agree(path, monkeypatch):
+    # The emulator's whole-submission budget (16 s) is the judge's to enforce (tests/security);
+    # here 14 workers and their GPU judges share 16 cores, and a WMMA solution's nine cases
+    # ran past it on the emulator alone (H100 machine, 2026-11-27): the kernels are compared.
+    monkeypatch.setenv(BUDGET_ENV, "60")
     exercise = _exercise_for(path)
     if gpu_only(path):
         pytest.skip("GPU-only file (the emulator reports it as not supported)")
