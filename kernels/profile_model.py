@@ -179,29 +179,32 @@ def footprint_scale(exercise: Any, counted_env: dict[str, Any], bench_env: dict[
     return big / small if small else 1.0
 
 
-def has_inline_asm(source: str) -> bool:
-    """An `asm` statement outside comments. The emulator runs no inline PTX (a live one is refused as
-    needing a GPU), so in an accepted attempt it sits in a branch the emulator did not compile."""
+def _tokens(source: str) -> list[Any]:
+    """The source's tokens, comments left out (its first MiB); [] where it does not tokenize."""
     from kernels.emu.source import SourceError, tokenize
 
     try:
-        return any(t.kind == "ident" and t.text in ("asm", "__asm__", "__asm") for t in tokenize(source[:1 << 20]))
+        return tokenize(source[:1 << 20])
     except SourceError:
-        return False
+        return []
+
+
+def _has_asm(tokens: list[Any]) -> bool:
+    return any(t.kind == "ident" and t.text in ("asm", "__asm__", "__asm") for t in tokens)
+
+
+def has_inline_asm(source: str) -> bool:
+    """An `asm` statement outside comments. The emulator runs no inline PTX (a live one is refused as
+    needing a GPU), so in an accepted attempt it sits in a branch the emulator did not compile."""
+    return _has_asm(_tokens(source))
 
 
 def uses_ptx_tensor_cores(source: str) -> bool:
     """Inline PTX mma.sync / wgmma: on the emulator a fallback path runs instead. The PTX is string
     text of an `asm` statement; named in a comment they are no PTX."""
-    from kernels.emu.source import SourceError, tokenize
-
-    if not has_inline_asm(source):
-        return False
-    try:
-        return any(t.kind == "string" and re.search(r"\bmma\.sync\b|\bwgmma\b", t.text)
-                   for t in tokenize(source[:1 << 20]))
-    except SourceError:
-        return False
+    tokens = _tokens(source)
+    return _has_asm(tokens) and any(t.kind == "string" and re.search(r"\bmma\.sync\b|\bwgmma\b", t.text)
+                                    for t in tokens)
 
 
 def uses_tensor_cores(source: str) -> bool:
