@@ -39,6 +39,11 @@ DENIED_ATTRIBUTES = frozenset({
     "naked", "target_clones", "target", "visibility", "externally_visible", "no_reorder", "retain",
 })
 _ALLOWED_PRAGMAS = frozenset({"unroll", "nounroll", "once"})
+# What the runtime's `__shared__` becomes in the check program (runtime/kdojo_device.h
+# KDOJO_SHARED_LOOSE) on the learner's line: the one `section` let through. The learner
+# cannot spell it (source.py refuses `__attribute__` in the text), and NVRTC has already
+# accepted the source, so `__shared__` stands before a variable.
+_RUNTIME_SHARED_SECTION = ["__attribute__", "(", "(", "section", "(", r'"kdojo_shared,\"aw\",@nobits#"', ")"]
 # CUDA features the emulator does not run: a kernel whose compiled code uses one needs a GPU.
 UNSUPPORTED_FEATURES = {
     "asm": "inline PTX assembly (asm)",
@@ -130,6 +135,8 @@ def _check_line(line: int, tokens: list[Token]) -> None:
             what = UNSUPPORTED_FEATURES[tok.text]
             raise SourceError(line, f"this kernel needs a GPU: {what} is not emulated", "unsupported", what)
         if tok.text in ("__attribute__", "__attribute", "[["):
+            if [t.text for t in tokens[i:i + 7]] == _RUNTIME_SHARED_SECTION:
+                continue
             for name in _attribute_names(tokens, i):
                 if name.strip("_") in DENIED_ATTRIBUTES:
                     raise SourceError(line, f"the attribute '{name.strip('_')}' is not allowed in kernels")

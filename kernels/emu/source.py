@@ -254,7 +254,10 @@ def _rewrite_extern_shared(text: str, tokens: list[Token]) -> str:
 _STATIC_SHARED = re.compile(
     r"\b__shared__\s+(?P<quals>(?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*|volatile\s+|const\s+)*)"
     r"(?P<type>[A-Za-z_][\w:]*(?:\s*<[^<>;{}]*>)?(?:\s+[A-Za-z_]\w*)*?)\s+(?P<name>[A-Za-z_]\w*)\s*"
-    r"(?P<dims>(?:\[[^\[\];{}]+\]\s*)*);")
+    r"(?P<dims>(?:\[[^\[\];{}]+\]\s*)*)"
+    r"(?P<more>(?:,\s*[A-Za-z_]\w*\s*(?:\[[^\[\];{}]+\]\s*)*)*);")
+# One more declarator of the same declaration: `, name[N]…`.
+_MORE_DECLARATOR = re.compile(r",\s*(?P<name>[A-Za-z_]\w*)\s*(?P<dims>(?:\[[^\[\];{}]+\]\s*)*)")
 
 
 # `static __shared__ T x[N];` (the blockReduceSum idiom in a __device__ function):
@@ -267,18 +270,27 @@ def _rewrite_static_shared(text: str) -> str:
     middle is the variable, so the checker sees an overrun (and the fast build
     overruns into padding, not into other variables), knows the variable is
     shared (a race on a scalar counter is found like one on an array), and it
-    starts poisoned in every block. Other forms (several declarators in one
-    declaration) stay `__shared__` (runtime/kdojo_device.h).
+    starts poisoned in every block. A declaration of several (`__shared__ float
+    a[32], b[32];`) becomes one such static each. Other forms (a pointer, a
+    declaration a macro spells) stay `__shared__`, which the check build still
+    tracks as unnamed shared memory (runtime/kdojo_device.h KDOJO_SHARED_LOOSE).
     KDOJO_SHARED_STATIC is `static thread_local` in the fast build, whose
-    worker threads each run their own blocks, and `static` in the check build."""
-    def replace(m: re.Match[str]) -> str:
-        quals, ctype, name, dims = m.group("quals"), m.group("type").strip(), m.group("name"), m.group("dims").strip()
-        if ctype in ("struct", "class", "union", "enum") or name in ("const", "volatile"):
-            return m.group()
+    worker threads each run their own blocks, and `static` in the check build.
+    The rewrite keeps the declaration's newlines, so later lines keep their numbers."""
+    def one(quals: str, ctype: str, name: str, dims: str) -> str:
         store = f"{name}_kdojo_"
         return (f"KDOJO_SHARED_STATIC struct {{ unsigned kdojo_block; unsigned char kdojo_lo[256]; {quals}{ctype} v{dims}; "
                 f"unsigned char kdojo_hi[256]; }} "
                 f"{store}; auto& {name} = KDOJO_SHARED_REF({store}, \"{name}\");")
+
+    def replace(m: re.Match[str]) -> str:
+        quals, ctype = m.group("quals"), m.group("type").strip()
+        declarators = [(m.group("name"), m.group("dims"))] + \
+            [(d.group("name"), d.group("dims")) for d in _MORE_DECLARATOR.finditer(m.group("more"))]
+        if ctype in ("struct", "class", "union", "enum") or any(n in ("const", "volatile") for n, _ in declarators):
+            return m.group()
+        return " ".join(one(quals, ctype, name, " ".join(dims.split())) for name, dims in declarators) + \
+            "\n" * m.group().count("\n")
 
     return _STATIC_SHARED.sub(replace, _STATIC_BEFORE_SHARED.sub(lambda m: " " * len(m.group()), text))
 

@@ -41,6 +41,10 @@ CHECKED = [
     ("race_between_blocks.cu", dict(grid=4, block=32, args=[_ones(4), np.zeros(1, F32)]), "race", 4),
     # a scalar __shared__ variable is shared memory too (it was a plain static, unchecked)
     ("race_scalar_shared_counter.cu", dict(grid=2, block=64, args=[_ones(128), np.zeros(2, F32)]), "race", 6),
+    # shared variables declared several to a declaration, or through a macro, are checked too
+    ("race_two_declarators.cu", dict(grid=2, block=64, args=[_ones(128), np.zeros(2, F32)]), "race", 6),
+    ("race_macro_shared.cu", dict(grid=2, block=64, args=[_ones(128), np.zeros(2, F32)]), "race", 7),
+    ("uninit_macro_shared.cu", dict(grid=1, block=64, args=[_ones(64), np.zeros(64, F32)]), "uninitialised_read", 5),
     # the atomic's code is the runtime header's: the race names the learner's line of the atomicAdd
     ("race_atomic_then_read.cu", dict(grid=1, block=64, args=[np.zeros(1, np.int32)]), "race", 6),
     ("oob_global_read.cu", dict(grid=2, block=256, args=[_ones(300), np.zeros(1, F32), 300]), "out_of_bounds", 4),
@@ -68,6 +72,27 @@ def test_a_race_with_an_atomic_names_both_learner_lines():
         (race,) = [d for d in got.diagnostics if d.kind == "race"]
         assert race.line == 6, race
         assert "(line 6) while" in race.message and "read it (line 7)" in race.message, race.message
+
+
+def test_a_race_names_a_shared_array_declared_beside_another():
+    got = launch(kernel_file("race_two_declarators.cu"), "k", 2, 64, [_ones(128), np.zeros(2, F32)],
+                 variant="check", adversarial=True)
+    race = next(d for d in got.diagnostics if d.kind == "race")
+    assert "shared memory array 'count'" in race.message, race.message
+
+
+def test_a_shared_array_a_macro_declares_starts_each_block_as_garbage():
+    # the check program poisons it at every block's start, as the named ones at their first use
+    src = ("#define BLOCK_SHARED __shared__\n"
+           'extern "C" __global__ void k(const float* in, float* out) {\n'
+           "    BLOCK_SHARED unsigned bits[32];\n"
+           "    if (blockIdx.x == 0) bits[threadIdx.x] = 7u;\n"
+           "    __syncthreads();\n"
+           "    if (blockIdx.x == 1) out[threadIdx.x] = bits[threadIdx.x] == 7u ? 1.0f : 2.0f;\n"
+           "}\n")
+    got = launch(src, "k", 2, 32, [_ones(32), np.zeros(32, F32)], variant="check")
+    assert (got.arrays[1] == 2.0).all(), got.arrays[1]
+    assert "uninitialised_read" in got.kinds(), got.diagnostics
 
 
 def test_out_of_bounds_message_names_buffer_and_element():

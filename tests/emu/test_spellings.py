@@ -60,6 +60,21 @@ def test_launch_bounds_are_checked_only_in_kernel_definitions():
     assert "k(float* p) { ::kdojo::launch_bound(static_cast<long long>(2 * 64), 5);" in out
 
 
+def test_shared_declarations_of_several_become_one_named_static_each_on_their_lines():
+    from kernels.emu.source import prepare
+
+    source = ('extern "C" __global__ void k(float* p) {\n'
+              '    __shared__ float qs[16][17],\n        ks[16][17], total;\n'
+              '    __shared__ float* where;\n'  # a pointer: left to the check program's unnamed section
+              '    p[0] = qs[0][0] + ks[1][1] + total;\n}\n')
+    out = prepare(source)
+    assert out.count("\n") == source.count("\n")
+    for name in ("qs", "ks", "total"):
+        assert f'KDOJO_SHARED_REF({name}_kdojo_, "{name}")' in out.splitlines()[1]
+    assert "__shared__ float* where;" in out.splitlines()[3]
+    assert "p[0] = qs[0][0]" in out.splitlines()[4]
+
+
 SPELLINGS = r"""
 #define UNROLL 4
 static __device__ __forceinline__ float twice(float v) { return v + v; }

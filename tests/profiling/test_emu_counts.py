@@ -114,6 +114,24 @@ def test_transpose_through_shared_memory_conflicts_only_without_padding(pad, way
     assert (c["gld_sectors"], c["gst_sectors"]) == (warps * 4, warps * 4)
 
 
+@pytest.mark.parametrize("spelling", [
+    "__shared__ float tile[TILE][TILE + PAD], spare[4];",  # several declarators: each rewritten by name
+    "BLOCK_SHARED float tile[TILE][TILE + PAD];",  # through a macro: the check program's unnamed section
+])
+@pytest.mark.parametrize("pad, ways", [(0, 32), (1, 1)])
+def test_shared_memory_is_counted_however_its_declaration_is_spelled(spelling, pad, ways):
+    # Both spellings counted nothing as shared before (softmax, cross-entropy, attention, RoPE
+    # solutions declare `__shared__ float a[32], b[32];`): no wavefronts, their accesses lost.
+    n = 64
+    source = f"#define PAD {pad}\n#define BLOCK_SHARED __shared__\n" + \
+        TRANSPOSE.replace("__shared__ float tile[TILE][TILE + PAD];", spelling)
+    c = run_counts(source, "transpose", (2, 2, 1), (32, 32, 1),
+                   [np.arange(n * n, dtype=np.float32), np.zeros(n * n, np.float32), n])
+    warps = 4 * 32
+    assert c["shd_req"] == 2 * warps and c["shd_wavefronts"] == warps * (1 + ways)
+    assert (c["gmem_inst"], c["gld_sectors"], c["gst_sectors"]) == (2 * warps, warps * 4, warps * 4)
+
+
 def test_half_warp_divergence_is_50_percent_efficient():
     c = run_counts(DIVERGE, "diverge", (2, 1, 1), (64, 1, 1), [np.zeros(128, np.float32)])
     # 4 warps, two stores each (one per side of the branch), 16 lanes each

@@ -27,8 +27,16 @@
 
 #ifdef KDOJO_CHECK
 
+// The linker's bounds of the section `kdojo_shared` (kdojo_device.h KDOJO_SHARED_LOOSE);
+// weak, so a program without such a variable links with both null.
+extern "C" char __start_kdojo_shared[] __attribute__((weak));
+extern "C" char __stop_kdojo_shared[] __attribute__((weak));
+
 namespace kdojo {
 namespace {
+
+char* loose_shared_lo() { return __start_kdojo_shared; }
+char* loose_shared_hi() { return __stop_kdojo_shared; }
 
 struct Access {
     uint32_t block;  // 1-based block id, 0: never accessed
@@ -43,7 +51,9 @@ struct Cell {
     Access r;
 };
 
-enum RegionKind { R_BUFFER, R_DYN_SHARED, R_STATIC };
+// R_LOOSE: the section `kdojo_shared`, every static __shared__ variable that
+// kernels/emu/source.py did not rewrite into a named one (kdojo_device.h).
+enum RegionKind { R_BUFFER, R_DYN_SHARED, R_STATIC, R_LOOSE };
 
 struct Region {
     RegionKind kind;
@@ -92,6 +102,8 @@ std::string where(const Region& r) {
     switch (r.kind) {
         case R_BUFFER: return "buffer '" + r.name + "'";
         case R_DYN_SHARED: return "dynamic shared memory (extern __shared__)";
+        case R_LOOSE: return "static shared memory (a __shared__ variable declared in a form the emulator cannot name, "
+                             "such as through a macro)";
         default: return "shared memory array '" + r.name + "'";
     }
 }
@@ -148,7 +160,8 @@ void race(const Region& r, uintptr_t addr, size_t word, const Access& prev, bool
           bool cur_write) {
     if (g_races >= 16) return;
     size_t idx = word * kGranule / (r.elem_bytes ? r.elem_bytes : 4);
-    std::string msg = "data race on " + where(r) + " element " + std::to_string(idx) + ": " + who(cur.block, cur.tid) +
+    std::string at = r.kind == R_LOOSE ? " at byte offset " + std::to_string(word * kGranule) : " element " + std::to_string(idx);
+    std::string msg = "data race on " + where(r) + at + ": " + who(cur.block, cur.tid) +
                       (cur_write ? " writes it" : " reads it") + " (" + pc_tag(cur.pc) + ") while " +
                       who(prev.block, prev.tid) + (prev_write ? " wrote it" : " read it") + " (" + pc_tag(prev.pc) + ")";
     if (prev.block == cur.block)
@@ -256,6 +269,9 @@ void check_launch_begin() {
         g_launch.back().map_lo = base;
         g_launch.back().map_hi = base + b.total_bytes;
     }
+    // The unnamed static shared variables (kdojo_device.h KDOJO_SHARED_LOOSE).
+    auto lo = reinterpret_cast<uintptr_t>(loose_shared_lo()), hi = reinterpret_cast<uintptr_t>(loose_shared_hi());
+    if (lo < hi) g_launch.push_back(make_region(R_LOOSE, "kdojo_shared", lo, hi, lo, hi, 1));
     auto s = reinterpret_cast<uintptr_t>(g_dyn_smem);
     g_launch.push_back(make_region(R_DYN_SHARED, "extern __shared__", s, s + g_dyn_smem_bytes, s, s + g_dyn_smem_bytes + 4096, 1));
 }
@@ -286,10 +302,15 @@ void resolve_pending() {
 void check_block_begin() {
     resolve_pending();
     profile_block_begin();  // #16
-    // Shared memory (dynamic and static) is per block: forget the last block's accesses.
-    Region& dyn = g_launch.back();
-    std::fill(dyn.cells.begin(), dyn.cells.end(), Cell{});
+    // Shared memory (dynamic, unnamed static and named static) is per block: forget the last
+    // block's accesses.
+    for (Region& r : g_launch)
+        if (r.kind != R_BUFFER) std::fill(r.cells.begin(), r.cells.end(), Cell{});
     for (Region& r : g_statics) std::fill(r.cells.begin(), r.cells.end(), Cell{});
+    // The unnamed static shared variables start each block as garbage, as the named ones do
+    // at their first use (kdojo_device.h shared_first_use).
+    if (loose_shared_lo() < loose_shared_hi())
+        poison_shared(loose_shared_lo(), static_cast<size_t>(loose_shared_hi() - loose_shared_lo()));
 }
 
 void check_launch_end() {
