@@ -201,7 +201,7 @@ def _check_tokens(tokens: list[Token]) -> None:
         if tok.kind == "ident":
             if tok.text in _FORBIDDEN_IDENTIFIERS:
                 raise SourceError(tok.line, f"{_FORBIDDEN_IDENTIFIERS[tok.text]} is not allowed in kernels")
-            if tok.text == "extern" and not (nxt and (nxt.text == '"C"' or nxt.text == "__shared__")):
+            if tok.text == "extern" and not _extern_allowed(tokens, i):
                 raise SourceError(tok.line, "only extern \"C\" and extern __shared__ declarations are supported")
             if tok.text == "operator" and nxt is not None and nxt.text in ("new", "delete"):
                 raise SourceError(tok.line, f"defining operator {nxt.text} is not allowed in kernels")
@@ -222,8 +222,19 @@ def _check_tokens(tokens: list[Token]) -> None:
         raise SourceError(tokens[-1].line if tokens else 1, "unbalanced braces: a '{' is never closed")
 
 
+def _extern_allowed(tokens: list[Token], i: int) -> bool:
+    """`extern "C"`, or `extern` in a dynamic shared declaration: `extern __shared__`,
+    `extern volatile __shared__`, `__shared__ extern` (the orders NVRTC takes)."""
+    after = [t.text for t in tokens[i + 1:i + 4] if t.kind != "comment"]
+    before = tokens[i - 1].text if i > 0 else ""
+    while after and after[0] in ("volatile", "const"):
+        after = after[1:]
+    return before == "__shared__" or (bool(after) and after[0] in ('"C"', "__shared__"))
+
+
 _EXTERN_SHARED = re.compile(
-    r"extern\s+__shared__\s+((?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*)*)([^;\[\]{}()]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
+    r"(?:extern\s+(?P<cv>(?:(?:volatile|const)\s+)*)__shared__|__shared__\s+extern)\s+"
+    r"((?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*)*)([^;\[\]{}()]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 _ALIGN = re.compile(r"(?:__align__|alignas)\s*\(\s*\w+\s*\)")
 
 
@@ -237,8 +248,10 @@ def _rewrite_extern_shared(text: str, tokens: list[Token]) -> str:
         return depth
 
     def replace(m: re.Match[str]) -> str:
-        ctype = _ALIGN.sub("", m.group(1) + m.group(2)).strip()
-        name = m.group(3)
+        ctype = _ALIGN.sub("", m.group(2) + m.group(3)).strip()
+        name = m.group(4)
+        if ctype and m.group("cv"):
+            ctype = f"{' '.join(m.group('cv').split())} {ctype}"
         if not ctype:
             raise SourceError(text.count("\n", 0, m.start()) + 1, "extern __shared__ needs an element type")
         if brace_depth_at(m.start()) > 0:

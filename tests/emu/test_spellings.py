@@ -75,6 +75,28 @@ def test_shared_declarations_of_several_become_one_named_static_each_on_their_li
     assert "p[0] = qs[0][0]" in out.splitlines()[4]
 
 
+DYNAMIC_SHARED_ORDERS = r"""
+extern "C" __global__ void k(const float* in, float* out) {
+    extern volatile __shared__ float staged[];
+    __shared__ extern float same_memory[];
+    staged[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = same_memory[blockDim.x - 1 - threadIdx.x];
+}
+"""
+
+
+def test_dynamic_shared_memory_in_the_other_orders_nvrtc_takes():
+    # `extern volatile __shared__` and `__shared__ extern` were refused ("only extern "C" and
+    # extern __shared__ declarations are supported"), though NVRTC compiles both.
+    x = np.arange(64, dtype=np.float32)
+    for variant, adversarial in (("fast", False), ("check", True)):
+        got = launch(DYNAMIC_SHARED_ORDERS, "k", 1, 64, [x, np.zeros(64, np.float32)], shared=64 * 4,
+                     variant=variant, adversarial=adversarial)
+        assert got.fault is None and not got.diagnostics, (got.fault_message, got.diagnostics)
+        np.testing.assert_array_equal(got.arrays[1], x[::-1])
+
+
 SPELLINGS = r"""
 #define UNROLL 4
 static __device__ __forceinline__ float twice(float v) { return v + v; }
