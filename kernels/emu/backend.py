@@ -54,7 +54,7 @@ DIAGNOSTIC_KINDS = frozenset({"divergent_barrier", "warp_mask", "warp_mask_misma
                               "out_of_bounds", "race", "stack_overflow", "invalid_memory_access", "trap",
                               "check_crash", "assert", "invalid_launch", "printf", "misaligned_address",
                               "grid_sync_without_a_cooperative_launch", "invalid_tile_size", "uninitialised_read",
-                              "benign_race"})
+                              "benign_race", "atomic_read_race"})
 # Wall time for everything a submission's own code makes the emulator do: g++ on it,
 # every case (fast and checked runs), the symbolizer, the profile. Counted from the
 # pipeline's start (start_submission), so NVRTC's check of the source is in it too.

@@ -95,6 +95,40 @@ def test_a_shared_array_a_macro_declares_starts_each_block_as_garbage():
     assert "uninitialised_read" in got.kinds(), got.diagnostics
 
 
+CAS_MAX = r"""
+__device__ float atomic_max_float(float* addr, float value) {
+    int* bits = (int*)addr;
+    int old = *bits, assumed;  // the loop's first guess: a plain read while others update the word
+    do {
+        assumed = old;
+        if (__int_as_float(assumed) >= value) break;
+        old = atomicCAS(bits, assumed, __float_as_int(value));
+    } while (assumed != old);
+    return __int_as_float(old);
+}
+extern "C" __global__ void k(const float* in, float* out) {
+    __shared__ float best, spare;
+    if (threadIdx.x == 0) { best = -1e30f; spare = 0.0f; }
+    __syncthreads();
+    atomic_max_float(&best, in[threadIdx.x]);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = best + spare;
+}
+"""
+
+
+def test_an_atomiccas_loops_first_read_is_a_warning_not_a_race():
+    # The CUDA guide's idiom: a plain read, then atomicCAS until it holds. A GPU reads the word
+    # whole, before or after another thread's update; the verdict comes from the result.
+    x = np.random.default_rng(3).random(128, dtype=np.float32)
+    for adversarial in (False, True):
+        got = launch(CAS_MAX, "k", 2, 64, [x, np.zeros(2, F32)], variant="check", adversarial=adversarial)
+        assert got.fault is None and "race" not in got.kinds(), got.diagnostics
+        np.testing.assert_array_equal(got.arrays[1], [x[:64].max(), x[:64].max()])
+    warned = [d for d in got.diagnostics if d.kind == "atomic_read_race"]
+    assert len(warned) <= 1 and all("updates it atomically" in d.message for d in warned), got.diagnostics
+
+
 def test_out_of_bounds_message_names_buffer_and_element():
     got = launch(kernel_file("oob_global_read.cu"), "k", 2, 256, [_ones(300), np.zeros(1, F32), 300],
                  variant="check", adversarial=True)

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #ifdef KDOJO_CHECK
@@ -156,8 +157,45 @@ bool ordered(const Access& x, const Access& cur) {
     return x.tid / 32 == cur.tid / 32 && x.sync < cur.sync;
 }
 
+unsigned g_atomic_reads = 0;  // reads during atomic updates reported in this launch (a warning, once)
+// Each thread's latest atomic of the launch: its bytes and the thread's barrier epoch then.
+struct AtomicMark {
+    uintptr_t lo, hi;
+    uint32_t bar;
+};
+std::unordered_map<uint64_t, AtomicMark> g_last_atomic;
+uint64_t thread_key(uint32_t block, uint32_t tid) { return (uint64_t(block) << 32) | tid; }
+
+// Whether `reader` had itself updated the word at `at` atomically earlier in the same barrier
+// interval: a count it adds to and then reads before the others are done (a race), not the
+// first guess of an atomicCAS loop.
+bool read_after_own_atomic(const Access& reader, uintptr_t at) {
+    auto it = g_last_atomic.find(thread_key(reader.block, reader.tid));
+    return it != g_last_atomic.end() && it->second.bar == reader.bar && at >= it->second.lo && at < it->second.hi;
+}
+
 void race(const Region& r, uintptr_t addr, size_t word, const Access& prev, bool prev_write, const Access& cur,
           bool cur_write) {
+    // A plain read against another thread's atomic update, and nothing else: a GPU's aligned read
+    // sees the word whole, before or after the update. An atomicCAS loop starts so (its first guess,
+    // the CUDA guide's own atomicAdd for double); a total read before the atomics are done is a bug
+    // the result shows (the fast run's order and the checked run's reverse order read it at
+    // different points). A warning, not a verdict.
+    bool prev_atomic_write = prev_write && prev.atomic, cur_atomic_write = cur_write && cur.atomic;
+    const Access& reader = cur_write ? prev : cur;
+    const Access& updater = cur_write ? cur : prev;
+    if (((prev_atomic_write && !cur_write) || (cur_atomic_write && !prev_write)) &&
+        !read_after_own_atomic(reader, r.lo + word * kGranule)) {
+        if (g_atomic_reads++ == 0) {
+            diag_at("atomic_read_race", reader.pc,
+                    who(reader.block, reader.tid) + " reads " + where(r) + " (" + pc_tag(reader.pc) + ") while " +
+                        who(updater.block, updater.tid) + " updates it atomically (" + pc_tag(updater.pc) +
+                        ") with no barrier in between: the read sees the value before or after the update "
+                        "(a warning: an atomicCAS loop starts so; a total read before every update is done "
+                        "fails by its result)");
+        }
+        return;
+    }
     if (g_races >= 16) return;
     size_t idx = word * kGranule / (r.elem_bytes ? r.elem_bytes : 4);
     std::string at = r.kind == R_LOOSE ? " at byte offset " + std::to_string(word * kGranule) : " element " + std::to_string(idx);
@@ -194,6 +232,7 @@ __attribute__((noinline, cold)) void uninitialised_read(const Region& r, uintptr
 void track(Region& r, uintptr_t a, size_t size, bool write, bool atomic, uint64_t pc) {
     Thread* t = current_thread();
     Access cur{g_block_linear, t->st.linear, t->bar_epoch, t->sync_epoch, pc, atomic};
+    if (atomic) g_last_atomic[thread_key(cur.block, cur.tid)] = AtomicMark{a, a + size, cur.bar};
     size_t first = (a - r.lo) / kGranule, last = (a + size - 1 - r.lo) / kGranule;
     if (!write && r.kind != R_BUFFER && !g_uninit_reported && first < r.cells.size() && !r.cells[first].w.block)
         uninitialised_read(r, a, pc);
@@ -318,6 +357,8 @@ void check_launch_end() {
     profile_launch_end();  // #16
     g_races = 0;
     g_benign = 0;
+    g_atomic_reads = 0;
+    g_last_atomic.clear();
     g_uninit_reported = false;
     g_launch.clear();
 }
