@@ -225,47 +225,27 @@ def _check_tokens(tokens: list[Token]) -> None:
 def _extern_allowed(tokens: list[Token], i: int) -> bool:
     """`extern "C"`, or `extern` in a dynamic shared declaration: `extern __shared__`,
     `extern volatile __shared__`, `__shared__ extern` (the orders NVRTC takes)."""
-    after = [t.text for t in tokens[i + 1:i + 4] if t.kind != "comment"]
+    j = i + 1
+    while j < len(tokens) and tokens[j].text in ("volatile", "const"):
+        j += 1
     before = tokens[i - 1].text if i > 0 else ""
-    while after and after[0] in ("volatile", "const"):
-        after = after[1:]
-    return before == "__shared__" or (bool(after) and after[0] in ('"C"', "__shared__"))
+    return before == "__shared__" or (j < len(tokens) and tokens[j].text in ('"C"', "__shared__"))
 
+
+# Both rewrites below read one declaration each: from its `extern`/`__shared__` token to the
+# next `;` token, at most _MAX_DECLARATION characters, and only where no other `__shared__`
+# stands before that `;`. So every character is read by at most one match, and a source
+# (a comment of 250 KB of `__shared__ float `, which NVRTC accepts) costs linear time: over
+# the whole text, these patterns took minutes on such a source (quadratic backtracking).
+_MAX_DECLARATION = 4096
 
 _EXTERN_SHARED = re.compile(
     r"(?:extern\s+(?P<cv>(?:(?:volatile|const)\s+)*)__shared__|__shared__\s+extern)\s+"
     r"((?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*)*)([^;\[\]{}()]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 _ALIGN = re.compile(r"(?:__align__|alignas)\s*\(\s*\w+\s*\)")
 
-
-def _rewrite_extern_shared(text: str, tokens: list[Token]) -> str:
-    def brace_depth_at(offset: int) -> int:
-        depth = 0
-        for t in tokens:
-            if t.start >= offset:
-                break
-            depth += 1 if t.text == "{" else -1 if t.text == "}" else 0
-        return depth
-
-    def replace(m: re.Match[str]) -> str:
-        ctype = _ALIGN.sub("", m.group(2) + m.group(3)).strip()
-        name = m.group(4)
-        if ctype and m.group("cv"):
-            ctype = f"{' '.join(m.group('cv').split())} {ctype}"
-        if not ctype:
-            raise SourceError(text.count("\n", 0, m.start()) + 1, "extern __shared__ needs an element type")
-        if brace_depth_at(m.start()) > 0:
-            return f"{ctype}* const {name} = reinterpret_cast<{ctype}*>(::kdojo::g_dyn_smem);"
-        # File scope: a reference to the running block's pointer (each worker thread has its
-        # own), so it is an lvalue of type T* like the array's decay: `name[i]`, `name + k` and
-        # `reinterpret_cast<float4*>(name)` all work (a struct converting to T* refused the cast).
-        return f"thread_local {ctype}*& {name} = reinterpret_cast<{ctype}*&>(::kdojo::g_dyn_smem);"
-
-    return _EXTERN_SHARED.sub(replace, text)
-
-
 _STATIC_SHARED = re.compile(
-    r"\b__shared__\s+(?P<quals>(?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*|volatile\s+|const\s+)*)"
+    r"__shared__\s+(?P<quals>(?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*|volatile\s+|const\s+)*)"
     r"(?P<type>[A-Za-z_][\w:]*(?:\s*<[^<>;{}]*>)?(?:\s+[A-Za-z_]\w*)*?)\s+(?P<name>[A-Za-z_]\w*)\s*"
     r"(?P<dims>(?:\[[^\[\];{}]+\]\s*)*)"
     r"(?P<more>(?:,\s*[A-Za-z_]\w*\s*(?:\[[^\[\];{}]+\]\s*)*)*);")
@@ -273,12 +253,23 @@ _STATIC_SHARED = re.compile(
 _MORE_DECLARATOR = re.compile(r",\s*(?P<name>[A-Za-z_]\w*)\s*(?P<dims>(?:\[[^\[\];{}]+\]\s*)*)")
 
 
-# `static __shared__ T x[N];` (the blockReduceSum idiom in a __device__ function):
-# shared memory is per block anyway, so `static` is blanked (same line, same length).
-_STATIC_BEFORE_SHARED = re.compile(r"\bstatic(?=\s+(?:volatile\s+)?__shared__\b)")
+def _extern_shared(m: re.Match[str], at_file_scope: bool, line: int) -> str:
+    """`extern __shared__ T name[];` → a pointer to the launch's dynamic shared memory."""
+    ctype = _ALIGN.sub("", m.group(2) + m.group(3)).strip()
+    name = m.group(4)
+    if ctype and m.group("cv"):
+        ctype = f"{' '.join(m.group('cv').split())} {ctype}"
+    if not ctype:
+        raise SourceError(line, "extern __shared__ needs an element type")
+    if not at_file_scope:
+        return f"{ctype}* const {name} = reinterpret_cast<{ctype}*>(::kdojo::g_dyn_smem);"
+    # File scope: a reference to the running block's pointer (each worker thread has its
+    # own), so it is an lvalue of type T* like the array's decay: `name[i]`, `name + k` and
+    # `reinterpret_cast<float4*>(name)` all work (a struct converting to T* refused the cast).
+    return f"thread_local {ctype}*& {name} = reinterpret_cast<{ctype}*&>(::kdojo::g_dyn_smem);"
 
 
-def _rewrite_static_shared(text: str) -> str:
+def _static_shared(m: re.Match[str]) -> str | None:
     """`__shared__ T name[N]…;` and `__shared__ T name;` → a padded static whose
     middle is the variable, so the checker sees an overrun (and the fast build
     overruns into padding, not into other variables), knows the variable is
@@ -288,44 +279,98 @@ def _rewrite_static_shared(text: str) -> str:
     declaration a macro spells) stay `__shared__`, which the check build still
     tracks as unnamed shared memory (runtime/kdojo_device.h KDOJO_SHARED_LOOSE).
     KDOJO_SHARED_STATIC is `static thread_local` in the fast build, whose
-    worker threads each run their own blocks, and `static` in the check build.
-    The rewrite keeps the declaration's newlines, so later lines keep their numbers."""
-    def one(quals: str, ctype: str, name: str, dims: str) -> str:
+    worker threads each run their own blocks, and `static` in the check build."""
+    quals, ctype = m.group("quals"), m.group("type").strip()
+    declarators = [(m.group("name"), m.group("dims"))] + \
+        [(d.group("name"), d.group("dims")) for d in _MORE_DECLARATOR.finditer(m.group("more"))]
+    if ctype in ("struct", "class", "union", "enum") or any(n in ("const", "volatile") for n, _ in declarators):
+        return None
+
+    def one(name: str, dims: str) -> str:
         store = f"{name}_kdojo_"
-        return (f"KDOJO_SHARED_STATIC struct {{ unsigned kdojo_block; unsigned char kdojo_lo[256]; {quals}{ctype} v{dims}; "
-                f"unsigned char kdojo_hi[256]; }} "
+        return (f"KDOJO_SHARED_STATIC struct {{ unsigned kdojo_block; unsigned char kdojo_lo[256]; {quals}{ctype} "
+                f"v{' '.join(dims.split())}; unsigned char kdojo_hi[256]; }} "
                 f"{store}; auto& {name} = KDOJO_SHARED_REF({store}, \"{name}\");")
 
-    def replace(m: re.Match[str]) -> str:
-        quals, ctype = m.group("quals"), m.group("type").strip()
-        declarators = [(m.group("name"), m.group("dims"))] + \
-            [(d.group("name"), d.group("dims")) for d in _MORE_DECLARATOR.finditer(m.group("more"))]
-        if ctype in ("struct", "class", "union", "enum") or any(n in ("const", "volatile") for n, _ in declarators):
-            return m.group()
-        return " ".join(one(quals, ctype, name, " ".join(dims.split())) for name, dims in declarators) + \
-            "\n" * m.group().count("\n")
-
-    return _STATIC_SHARED.sub(replace, _STATIC_BEFORE_SHARED.sub(lambda m: " " * len(m.group()), text))
+    return " ".join(one(name, dims) for name, dims in declarators)
 
 
-def _in_directive(tokens: list[Token], index: int) -> bool:
-    """Whether tokens[index] is on a preprocessor line."""
-    for tok in reversed(tokens[:index]):
-        if tok.kind == "nl":
-            return False
-        if tok.text in ("#", "%:"):
-            return True
-    return False
-
-
-def _balanced_end(tokens: list[Token], open_index: int) -> int:
-    """Index of the `)` closing tokens[open_index] (a `(`), or -1."""
+def _rewrite_shared(text: str, tokens: list[Token]) -> str:
+    """The `__shared__` declarations (dynamic `extern` ones, then static ones, above), each
+    rewritten on its own lines: a rewrite keeps the declaration's newlines, so later lines
+    keep their numbers. `static __shared__ T x[N];` (the blockReduceSum idiom in a
+    __device__ function): shared memory is per block anyway, so `static` is blanked (same
+    line, same length). `text` has the offsets of `tokens`."""
+    depth_before: list[int] = []
+    next_semi: list[int] = [len(tokens)] * len(tokens)
     depth = 0
-    for j in range(open_index, len(tokens)):
-        depth += 1 if tokens[j].text == "(" else -1 if tokens[j].text == ")" else 0
-        if depth == 0:
-            return j
-    return -1
+    for tok in tokens:
+        depth_before.append(depth)
+        depth += 1 if tok.text in ("{", "<%") else -1 if tok.text in ("}", "%>") else 0
+    next_shared: list[int] = [len(tokens)] * len(tokens)
+    semi_after, shared_after = len(tokens), len(tokens)
+    for i in range(len(tokens) - 1, -1, -1):
+        next_semi[i], next_shared[i] = semi_after, shared_after
+        if tokens[i].text == ";":
+            semi_after = i
+        elif tokens[i].text == "__shared__":
+            shared_after = i
+    edits: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.text != "__shared__":
+            i += 1
+            continue
+        lead = i  # `static __shared__`, `static volatile __shared__`: `static` is blanked
+        while lead > 0 and tokens[lead - 1].text == "volatile":
+            lead -= 1
+        if lead > 0 and tokens[lead - 1].text == "static":
+            edits.append((tokens[lead - 1].start, tokens[lead - 1].end, " " * len("static")))
+        semi = next_semi[i]
+        if semi >= len(tokens) or next_shared[i] < semi:
+            i += 1
+            continue
+        first = i  # `extern`, `extern volatile` … before `__shared__`
+        while first > 0 and tokens[first - 1].text in ("volatile", "const"):
+            first -= 1
+        is_extern = (first > 0 and tokens[first - 1].text == "extern") or \
+            (i + 1 < len(tokens) and tokens[i + 1].text == "extern")
+        if first > 0 and tokens[first - 1].text == "extern":
+            first -= 1
+        else:
+            first = i
+        start, end = tokens[first].start, tokens[semi].end
+        if end - start <= _MAX_DECLARATION:
+            decl = text[start:end]
+            if is_extern:
+                m = _EXTERN_SHARED.fullmatch(decl)
+                new = _extern_shared(m, depth_before[first] == 0, tok.line) if m else None
+            else:
+                m = _STATIC_SHARED.fullmatch(decl)
+                new = _static_shared(m) if m else None
+            if new is not None:
+                edits.append((start, end, new + "\n" * decl.count("\n")))
+        i = semi + 1
+    pieces, done = [], 0
+    for start, end, new in edits:
+        pieces += [text[done:start], new]
+        done = end
+    return "".join(pieces) + text[done:]
+
+
+def _on_directive_lines(tokens: list[Token]) -> list[bool]:
+    """For each token, whether it is on a preprocessor line (after a `#` or `%:` on its line):
+    one pass, where asking token by token read back to the line's start (quadratic on a
+    256 KB line of declarations)."""
+    flags, on = [], False
+    for tok in tokens:
+        if tok.kind == "nl":
+            on = False
+        elif tok.text in ("#", "%:"):
+            on = True
+        flags.append(on)
+    return flags
 
 
 def _rewrite_launch_bounds(text: str, tokens: list[Token]) -> str:
@@ -334,14 +379,39 @@ def _rewrite_launch_bounds(text: str, tokens: list[Token]) -> str:
     block fails as on a GPU (the PTX `.maxntid` a launch may not exceed), on
     the same line as the `{`. A declaration without a body, a function that is
     not `__global__`, or a `__launch_bounds__` inside a macro, is left to the
-    macro (nothing)."""
+    macro (nothing). Every look-up is prepared in one pass over the tokens, so a
+    source of thousands of `__launch_bounds__` costs linear time (read token by
+    token, a 210 KB line of them took 80 s)."""
+    n = len(tokens)
+    in_directive = _on_directive_lines(tokens)
+    closing = [-1] * n  # a `(`'s matching `)`
+    depth_at = [0] * n  # parentheses open before each token
+    stack: list[int] = []
+    for j, t in enumerate(tokens):
+        depth_at[j] = len(stack)
+        if t.text == "(":
+            stack.append(j)
+        elif t.text == ")" and stack:
+            closing[stack.pop()] = j
+    end_after = [n] * n  # the first `;` or `{` from each token on, at its depth
+    nearest: dict[int, int] = {}
+    for j in range(n - 1, -1, -1):
+        if tokens[j].text in (";", "{"):
+            nearest[depth_at[j]] = j
+        end_after[j] = nearest.get(depth_at[j], n)
+    statement_start = [0] * n  # just after the last `;`, `{` or `}` before each token
+    kernels_before = [0] * (n + 1)  # `__global__` tokens before each index
+    begin = 0
+    for j, t in enumerate(tokens):
+        statement_start[j] = begin
+        kernels_before[j + 1] = kernels_before[j] + (t.text == "__global__")
+        if t.text in (";", "{", "}"):
+            begin = j + 1
     inserts: list[tuple[int, str]] = []
     for i, tok in enumerate(tokens):
-        if tok.text != "__launch_bounds__" or i + 1 >= len(tokens) or tokens[i + 1].text != "(":
+        if tok.text != "__launch_bounds__" or i + 1 >= n or tokens[i + 1].text != "(" or in_directive[i]:
             continue
-        if _in_directive(tokens, i):
-            continue
-        close = _balanced_end(tokens, i + 1)
+        close = closing[i + 1]
         if close < 0:
             continue
         depth, first_arg_end = 0, close
@@ -351,24 +421,15 @@ def _rewrite_launch_bounds(text: str, tokens: list[Token]) -> str:
                 first_arg_end = j
                 break
         bound = text[tokens[i + 2].start:tokens[first_arg_end - 1].end].replace("\\\n", " ").replace("\n", " ")
-        start = i
-        while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
-            start -= 1
-        depth = 0
-        for j in range(close + 1, len(tokens)):
-            t = tokens[j].text
-            depth += 1 if t == "(" else -1 if t == ")" else 0
-            if depth == 0 and t == ";":
-                break
-            if depth == 0 and t == "{":
-                # only a kernel's: nvcc ignores the bounds on a __device__ function
-                if any(tok.text == "__global__" for tok in tokens[start:j]):
-                    inserts.append((tokens[j].end,
-                                    f" ::kdojo::launch_bound(static_cast<long long>({bound}), {tokens[j].line});"))
-                break
-    for offset, code in sorted(inserts, reverse=True):
-        text = text[:offset] + code + text[offset:]
-    return text
+        j = end_after[close + 1] if close + 1 < n else n
+        # only a kernel's: nvcc ignores the bounds on a __device__ function
+        if j < n and tokens[j].text == "{" and kernels_before[j] > kernels_before[statement_start[i]]:
+            inserts.append((tokens[j].end, f" ::kdojo::launch_bound(static_cast<long long>({bound}), {tokens[j].line});"))
+    pieces, done = [], 0
+    for offset, code in sorted(inserts):
+        pieces += [text[done:offset], code]
+        done = offset
+    return "".join(pieces) + text[done:]
 
 
 def _blank(text: str, start: int, end: int) -> str:
@@ -411,4 +472,4 @@ def prepare(source: str) -> str:
             text = _blank(text, start, end)
             if i + 2 < len(tokens) and tokens[i + 2].text == "{":
                 text = text[:start] + "namespace" + text[start + len("namespace"):]
-    return _rewrite_static_shared(_rewrite_extern_shared(text, tokens))
+    return _rewrite_shared(text, tokens)

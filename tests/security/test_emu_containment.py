@@ -315,6 +315,22 @@ def test_the_checks_on_the_preprocessed_file_are_bounded(exercise, backend, secr
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
+@pytest.mark.parametrize("padding", [
+    # comments NVRTC reads past: the rewrites of __shared__ declarations matched patterns over
+    # the whole text, quadratic here (8 minutes of the job's CPU before its budget was looked at)
+    "// " + "__shared__ float " * 7000 + "\n// " + "extern __shared__ " * 7000 + "\n",
+    # one line of kernel declarations: __launch_bounds__ read back to the line's start each
+    "".join(f"__global__ void __launch_bounds__(64) k{i}(float* p); " for i in range(3500)) + "\n",
+], ids=["shared_in_comments", "launch_bounds_line"])
+def test_the_source_rewrites_cost_linear_time(exercise, backend, padding):
+    # With every check in place (nothing bypassed): the correct kernel after 200-250 KB of
+    # such text is judged as it is alone, within the submission's budget.
+    source = padding + CORRECT.read_text()
+    assert len(source.encode()) < 256 * 1024
+    result, _ = judge(exercise, backend, source, bypass=False)
+    assert result["verdict"] == "accepted", result["message"]
+
+
 def test_the_program_cannot_tell_the_hosts_name(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("uname_hostname.cu"))
     text = outputs(result)
