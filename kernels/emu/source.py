@@ -308,13 +308,17 @@ def _rewrite_shared(text: str, tokens: list[Token]) -> str:
         depth_before.append(depth)
         depth += 1 if tok.text in ("{", "<%") else -1 if tok.text in ("}", "%>") else 0
     next_shared: list[int] = [len(tokens)] * len(tokens)
-    semi_after, shared_after = len(tokens), len(tokens)
+    next_line: list[int] = [len(tokens)] * len(tokens)
+    semi_after, shared_after, line_after = len(tokens), len(tokens), len(tokens)
     for i in range(len(tokens) - 1, -1, -1):
-        next_semi[i], next_shared[i] = semi_after, shared_after
+        next_semi[i], next_shared[i], next_line[i] = semi_after, shared_after, line_after
         if tokens[i].text == ";":
             semi_after = i
         elif tokens[i].text == "__shared__":
             shared_after = i
+        elif tokens[i].kind == "nl":
+            line_after = i
+    in_directive = _on_directive_lines(tokens)
     edits: list[tuple[int, int, str]] = []
     i = 0
     while i < len(tokens):
@@ -328,7 +332,8 @@ def _rewrite_shared(text: str, tokens: list[Token]) -> str:
         if lead > 0 and tokens[lead - 1].text == "static":
             edits.append((tokens[lead - 1].start, tokens[lead - 1].end, " " * len("static")))
         semi = next_semi[i]
-        if semi >= len(tokens) or next_shared[i] < semi:
+        # a macro's `__shared__` (`#define SMEM __shared__`) is no declaration of the lines after it
+        if semi >= len(tokens) or next_shared[i] < semi or (in_directive[i] and next_line[i] < semi):
             i += 1
             continue
         first = i  # `extern`, `extern volatile` … before `__shared__`

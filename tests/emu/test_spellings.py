@@ -75,6 +75,39 @@ def test_shared_declarations_of_several_become_one_named_static_each_on_their_li
     assert "p[0] = qs[0][0]" in out.splitlines()[4]
 
 
+MACRO_SHARED = r"""
+#define SMEM __shared__
+SMEM float staged[64];
+#define DECLARE_SUMS __shared__ float sums[2];
+extern "C" __global__ void k(const float* in, float* out) {
+    DECLARE_SUMS
+    staged[threadIdx.x] = in[threadIdx.x];
+    if (threadIdx.x < 2) sums[threadIdx.x] = 0.0f;
+    __syncthreads();
+    if (threadIdx.x < 2) for (int j = 0; j < 32; ++j) sums[threadIdx.x] += staged[threadIdx.x * 32 + j];
+    __syncthreads();
+    out[threadIdx.x] = sums[threadIdx.x / 32];
+}
+"""
+
+
+def test_a_macro_that_spells_shared_is_no_declaration_of_the_next_line():
+    # The rewrite read `__shared__` at the end of `#define SMEM` together with the next line's
+    # declaration up to its `;`, and replaced both (the macro, and a line of the file, were lost).
+    from kernels.emu.source import prepare
+
+    out = prepare(MACRO_SHARED)
+    assert out.count("\n") == MACRO_SHARED.count("\n")
+    assert "#define SMEM __shared__\nSMEM float staged[64];" in out
+    assert 'KDOJO_SHARED_REF(sums_kdojo_, "sums")' in out  # a whole declaration in a macro: rewritten
+    x = np.arange(64, dtype=np.float32)
+    for variant, adversarial in (("fast", False), ("check", True)):
+        got = launch(MACRO_SHARED, "k", 1, 64, [x, np.zeros(64, np.float32)], variant=variant,
+                     adversarial=adversarial)
+        assert got.fault is None and not got.diagnostics, (got.fault_message, got.diagnostics)
+        np.testing.assert_array_equal(got.arrays[1], np.repeat([x[:32].sum(), x[32:].sum()], 32))
+
+
 DYNAMIC_SHARED_ORDERS = r"""
 extern "C" __global__ void k(const float* in, float* out) {
     extern volatile __shared__ float staged[];
