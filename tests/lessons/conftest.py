@@ -18,6 +18,18 @@ from types import ModuleType
 
 import pytest
 
+@pytest.fixture(autouse=True)
+def roomy_emulator_budget(monkeypatch):
+    """The emulator's 16 s whole-submission budget (KDOJO_EMU_BUDGET_S) is the judge's to
+    enforce and is tested in tests/security; these tests judge what the lesson files do. The
+    flash-attention reference takes 12-13 s of it on an idle 2-core machine, and passed it in a
+    CI run on a busier one (2026-11-27: `time_limit_exceeded`), as tests/emu's and
+    tests/realworld's GPU agreement tests had under 14 workers."""
+    from kernels.emu.backend import BUDGET_ENV
+
+    monkeypatch.setenv(BUDGET_ENV, "60")
+
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LESSONS_DIR = REPO_ROOT / "lessons"
 LANGS = ("ko", "en")
