@@ -295,6 +295,16 @@ def _static_shared(m: re.Match[str]) -> str | None:
     return " ".join(one(name, dims) for name, dims in declarators)
 
 
+def _apply_edits(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end, new) in ascending, disjoint order replaced, in one pass
+    (a copy of the whole text per edit was quadratic in thousands of them)."""
+    pieces, done = [], 0
+    for start, end, new in edits:
+        pieces += [text[done:start], new]
+        done = end
+    return "".join(pieces) + text[done:]
+
+
 def _rewrite_shared(text: str, tokens: list[Token]) -> str:
     """The `__shared__` declarations (dynamic `extern` ones, then static ones, above), each
     rewritten on its own lines: a rewrite keeps the declaration's newlines, so later lines
@@ -357,11 +367,7 @@ def _rewrite_shared(text: str, tokens: list[Token]) -> str:
             if new is not None:
                 edits.append((start, end, new + "\n" * decl.count("\n")))
         i = semi + 1
-    pieces, done = [], 0
-    for start, end, new in edits:
-        pieces += [text[done:start], new]
-        done = end
-    return "".join(pieces) + text[done:]
+    return _apply_edits(text, edits)
 
 
 def _on_directive_lines(tokens: list[Token]) -> list[bool]:
@@ -430,11 +436,7 @@ def _rewrite_launch_bounds(text: str, tokens: list[Token]) -> str:
         # only a kernel's: nvcc ignores the bounds on a __device__ function
         if j < n and tokens[j].text == "{" and kernels_before[j] > kernels_before[statement_start[i]]:
             inserts.append((tokens[j].end, f" ::kdojo::launch_bound(static_cast<long long>({bound}), {tokens[j].line});"))
-    pieces, done = [], 0
-    for offset, code in sorted(inserts):
-        pieces += [text[done:offset], code]
-        done = offset
-    return "".join(pieces) + text[done:]
+    return _apply_edits(text, [(offset, offset, code) for offset, code in sorted(inserts)])
 
 
 def _blank(text: str, start: int, end: int) -> str:
