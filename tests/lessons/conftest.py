@@ -20,14 +20,18 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def roomy_emulator_budget(monkeypatch):
-    """The emulator's 16 s whole-submission budget (KDOJO_EMU_BUDGET_S) is the judge's to
-    enforce and is tested in tests/security; these tests judge what the lesson files do. The
-    flash-attention reference takes 12-13 s of it on an idle 2-core machine, and passed it in a
-    CI run on a busier one (2026-11-27: `time_limit_exceeded`), as tests/emu's and
+    """The emulator's two budgets — 16 s for a whole submission (KDOJO_EMU_BUDGET_S) and 15 s
+    for its test cases together (KDOJO_TESTS_BUDGET_S) — are the judge's to enforce and are
+    tested in tests/security; these tests judge what the lesson files do. The flash-attention
+    reference's five cases take 3 s of tests (8 s with the compile and the profile) on an idle
+    2-core machine, and CI machines busier than that ran past each budget in turn (2026-11-27:
+    `time_limit_exceeded` at 16 s, then at 15.1 s of tests), as tests/emu's and
     tests/realworld's GPU agreement tests had under 14 workers."""
     from kernels.emu.backend import BUDGET_ENV
+    from kernels.judge import TESTS_BUDGET_ENV
 
     monkeypatch.setenv(BUDGET_ENV, "60")
+    monkeypatch.setenv(TESTS_BUDGET_ENV, "60")
 
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
