@@ -140,6 +140,75 @@ def test_wmma_needs_the_whole_warp():
     assert "wmma::mma_sync" in got.fault_message and "wmma::store_matrix_sync" in got.fault_message
 
 
+WMMA_PER_LANE = r"""
+#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+extern "C" __global__ void k(const half* a, const half* b, float* c, float* lanes) {
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::load_matrix_sync(fa, a + warp * 256, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::mma_sync(acc, fa, fb, acc);
+    wmma::store_matrix_sync(c + warp * 256, acc, 16, wmma::mem_row_major);
+    for (int i = 0; i < fa.num_elements; ++i) fa.x[i] = __float2half(__half2float(fa.x[i]) * (lane % 3));
+    wmma::mma_sync(acc, fa, fb, acc);
+    lanes[threadIdx.x] = acc.x[lane];
+}
+"""
+
+
+def test_wmma_products_are_each_warps_and_each_lanes_own():
+    # Lanes with the same tiles share one product (kdojo_wmma.h keeps the last one, compared by
+    # content): two warps with different A tiles, then every lane's own A scaled by lane % 3.
+    rng = np.random.default_rng(7)
+    a = rng.integers(-3, 4, (2, 16, 16)).astype(np.float16)
+    b = rng.integers(-3, 4, (16, 16)).astype(np.float16)
+    product = [a[w].astype(np.float32) @ b.astype(np.float32).T for w in range(2)]
+    for variant, adversarial in (("fast", False), ("check", True)):
+        got = launch(WMMA_PER_LANE, "k", 1, 64, [a, b, np.zeros((2, 16, 16), np.float32), np.zeros(64, np.float32)],
+                     variant=variant, adversarial=adversarial)
+        assert got.fault is None and not got.diagnostics, got.diagnostics
+        np.testing.assert_array_equal(got.arrays[2], np.stack(product))
+        want = [(1 + lane % 3) * product[t // 32].flat[lane] for t in range(64) for lane in [t % 32]]
+        np.testing.assert_array_equal(got.arrays[3], np.array(want, np.float32))
+
+
+WMMA_SHARED_TILE = r"""
+#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+extern "C" __global__ void k(const half* a, float* c) {
+    __shared__ half tile[256];
+    int w = threadIdx.x / 32;
+    for (int i = threadIdx.x; i < FILLED; i += blockDim.x) tile[i] = a[i];
+    BARRIER;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::load_matrix_sync(fa, tile, 16);
+    wmma::load_matrix_sync(fb, tile, 16);
+    wmma::mma_sync(acc, fa, fb, acc);
+    wmma::store_matrix_sync(c + w * 256, acc, 16, wmma::mem_row_major);
+}
+"""
+
+
+@pytest.mark.parametrize("filled, barrier, kind", [(255, "__syncthreads()", "uninitialised_read"),
+                                                   (256, "", "race")])
+def test_a_wmma_tile_load_is_checked(filled, barrier, kind):
+    # Every lane reads the whole tile but only lane 0's reads go to the checker (kdojo_wmma.h):
+    # they still find an element never written and a tile read without the barrier after its writes.
+    source = WMMA_SHARED_TILE.replace("FILLED", str(filled)).replace("BARRIER", barrier)
+    got = launch(source, "k", 1, 64, [np.ones(256, np.float16), np.zeros((2, 16, 16), np.float32)],
+                 variant="check", adversarial=True)
+    assert kind in got.kinds(), got.diagnostics
+
+
 ACTIVEMASK = r'''
 extern "C" __global__ void k(unsigned* masks, unsigned* sides, int n) {
     int i = threadIdx.x;
