@@ -35,13 +35,18 @@ inline bool first_lane() { return (::kdojo::g_cur->linear % 32) == 0; }
 template <class T> struct storage { using type = T; };
 template <> struct storage<precision::tf32> { using type = float; };
 // What the tensor core multiplies: a TF32 element keeps 10 mantissa bits (the rest dropped).
-template <class T> inline float operand(T v) { return float(v); }
 inline float tf32_operand(float v) {
     unsigned int b;
     memcpy(&b, &v, 4);
     if ((b & 0x7f800000u) != 0x7f800000u) b &= 0xffffe000u;
     memcpy(&v, &b, 4);
     return v;
+}
+// A fragment's n elements as the tensor core multiplies them, in floats, each converted once (half
+// to float is a software conversion here). Lane-local data only, as mma_sync_at (no_sanitize_thread).
+template <class T, class E>
+KDOJO_WMMA_OP __attribute__((no_sanitize_thread)) void operands(const E* x, int n, float* out) {
+    for (int i = 0; i < n; ++i) out[i] = std::is_same<T, precision::tf32>::value ? tf32_operand(float(x[i])) : float(x[i]);
 }
 // The profiler (#16) counts a fragment load or store as the warp's few wide accesses of the tile,
 // as a GPU makes them, not as 32 lanes each reading every element (kdojo_profile.cpp).
@@ -164,9 +169,9 @@ inline KDOJO_TLS MmaMemo<A, B, C, D> mma_memo;
 
 // The product touches only the lanes' own fragments (never shared or global memory), so the
 // check program does not send its accesses to the race checker (no_sanitize_thread). Each operand
-// element is converted to float once, not once per use (half to float is a software conversion
-// here), and the sums run i, k, j: each element is still c + a0*b0 + a1*b1 + ... in k order, in
-// float, as before (bit for bit), and the inner loop runs along a row of B.
+// element is converted to float once, not once per use (detail::operands), and the sums run
+// i, k, j: each element is still c + a0*b0 + a1*b1 + ... in k order, in float, as before (bit
+// for bit), and the inner loop runs along a row of B.
 template <int M, int N, int K, class TA, class LA, class TB, class LB, class TC, class TD>
 KDOJO_WMMA_OP __attribute__((no_sanitize_thread)) void mma_sync_at(
     int line, fragment<accumulator, M, N, K, TD, void>& d, const fragment<matrix_a, M, N, K, TA, LA>& a,
@@ -180,14 +185,8 @@ KDOJO_WMMA_OP __attribute__((no_sanitize_thread)) void mma_sync_at(
         return;
     }
     float av[M * K], bv[K * N], out[M * N];
-    for (int i = 0; i < M * K; ++i) {
-        av[i] = float(a.x[i]);
-        if (std::is_same<TA, precision::tf32>::value) av[i] = detail::tf32_operand(av[i]);
-    }
-    for (int i = 0; i < K * N; ++i) {
-        bv[i] = float(b.x[i]);
-        if (std::is_same<TB, precision::tf32>::value) bv[i] = detail::tf32_operand(bv[i]);
-    }
+    detail::operands<TA>(a.x, M * K, av);
+    detail::operands<TB>(b.x, K * N, bv);
     for (int i = 0; i < M * N; ++i) out[i] = float(c.x[i]);
     for (int i = 0; i < M; ++i)
         for (int k = 0; k < K; ++k) {
