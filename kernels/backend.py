@@ -55,6 +55,10 @@ def unique_diagnostics(diagnostics: list[RunDiagnostic]) -> list[RunDiagnostic]:
     return list(dict.fromkeys(diagnostics))
 
 
+class BackendUnavailable(RuntimeError):
+    """The requested backend cannot run on this machine (one-line message)."""
+
+
 class BuildError(Exception):
     """The source did not build. `diagnostics` point at learner lines; `log` is the
     raw (already sanitised) compiler log."""

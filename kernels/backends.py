@@ -16,11 +16,9 @@ import shutil
 import subprocess
 from typing import Any
 
+from kernels.backend import BackendUnavailable  # defined with the other backend types; named here too
+
 NAMES = ("auto", "cuda", "emu")
-
-
-class BackendUnavailable(RuntimeError):
-    """The requested backend cannot run on this machine (one-line message)."""
 
 
 @functools.lru_cache(maxsize=1)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from kernels.spec import Exercise, SpecError, load_spec
+from kernels.spec import Exercise, SpecError
+from kernels.spec_parse import load_spec
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

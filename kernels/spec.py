@@ -8,7 +8,6 @@ The format is documented in docs/architecture.md ("The exercise spec").
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,22 +202,6 @@ def parse_signature(signature: str) -> tuple[Param, ...]:
     if len(set(names)) != len(names):
         raise ValueError("duplicate parameter names")
     return tuple(params)
-
-
-def load_spec(path: Path | str, lesson_dir: Path | None = None) -> Exercise:
-    """Load and validate one `exercise.toml`. Raises SpecError."""
-    from kernels.spec_parse import build_exercise  # split for size; one concept: parsing
-
-    path = Path(path).resolve()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SpecError(path, "", "file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(path, "", f"invalid TOML: {exc}") from None
-    except UnicodeDecodeError:
-        raise SpecError(path, "", "not UTF-8 text") from None
-    return build_exercise(path, data, lesson_dir or path.parent.parent.parent)
 
 
 def parse_expr(path: Path, field_: str, value: Any, names: set[str]) -> Expr:

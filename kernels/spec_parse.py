@@ -1,8 +1,10 @@
-"""Field-by-field validation of a parsed `exercise.toml` (used by `kernels.spec.load_spec`)."""
+"""Reading an `exercise.toml`: `load_spec`, and the field-by-field validation behind it
+(the types it builds are `kernels.spec`'s)."""
 
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -321,3 +323,17 @@ def _limits(ctx: _Ctx, data: dict) -> Limits:
             raise ctx.fail(f"limits.{key}", "must be > 0")
         values[key] = float(value)
     return Limits(**values)
+
+
+def load_spec(path: Path | str, lesson_dir: Path | None = None) -> Exercise:
+    """Load and validate one `exercise.toml`. Raises SpecError."""
+    path = Path(path).resolve()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecError(path, "", "file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(path, "", f"invalid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise SpecError(path, "", "not UTF-8 text") from None
+    return build_exercise(path, data, lesson_dir or path.parent.parent.parent)

@@ -23,7 +23,7 @@ from app.db import transaction
 from app.deps import ANON_COOKIE, CatalogDep, SessionDep, SettingsDep, client_ip
 from app.models import User
 from app.security.sessions import SESSION_COOKIE, create_session, revoke_session
-from app.services import accounts, progress
+from app.services import accounts, progress_merge
 from app.services.errors import ServiceError
 from app.services.text import NAME_SCHEMA
 from app.settings import Settings
@@ -170,7 +170,7 @@ def _signup(request: Request, settings: Settings, catalog: Any, fields: dict[str
                                       str(fields.get("display_name", "")))
         with transaction(request.app.state.sessionmaker) as session:
             user = accounts.create_account(session, new)
-            progress.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
+            progress_merge.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
             return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
     except ServiceError as exc:
         return _failed(exc, as_json, "/signup", fields)
@@ -200,7 +200,7 @@ def _signin(request: Request, settings: Settings, catalog: Any, fields: dict[str
         accounts.finish_signin(session, attempt)
         user = session.get(User, user.id)
         # Submissions this browser made before signing in now belong to the account.
-        progress.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
+        progress_merge.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
         return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.achievements import ACHIEVEMENTS
 from app.deps import CatalogDep, CurrentUser, OwnerDep, RequireUser, SessionDep
-from app.services import progress
+from app.services import progress, progress_merge
 
 router = APIRouter(prefix="/api", tags=["progress"])
 
@@ -43,7 +43,7 @@ def my_progress(session: SessionDep, user: CurrentUser, catalog: CatalogDep) -> 
 
 @router.post("/progress/merge")
 def merge(body: MergeIn, session: SessionDep, user: RequireUser, owner: OwnerDep, catalog: CatalogDep) -> dict:
-    outcome = progress.merge_local_progress(
+    outcome = progress_merge.merge_local_progress(
         session, user, catalog, body.exercise_ids, body.lesson_ids, owner.anon_id
     )
     session.commit()

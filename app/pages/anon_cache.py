@@ -41,7 +41,11 @@ from app.i18n import LANG_COOKIE, LANGS, choose_lang, remember_lang, set_lang_co
 from app.security.csrf import csrf_token
 from app.security.sessions import SESSION_COOKIE
 
-ANON_PAGE_TTL_S = 2.0  # = the anonymous comment cache's freshness (app.pages.lesson)
+ANON_PAGE_TTL_S = 2.0  # = ANON_COMMENTS_TTL_S: a page expires no later than the comments it shows
+# Anonymous readers see a lesson's comments at most this old: it keeps the busiest
+# page (a lesson read by many signed-out learners) off the database entirely.
+# Signed-in learners and the comment-list fragment always read fresh.
+ANON_COMMENTS_TTL_S = 2.0
 MAX_ENTRIES = 4096  # bounded whatever paths are asked for (only existing lessons are stored)
 MEDIA_TYPE = b"text/html; charset=utf-8"  # every stored page is a 200 with this type
 
@@ -49,6 +53,26 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+
+# (database URL, lesson id) -> (fresh until, time.monotonic(); the comments)
+_anon_comments: dict[tuple[str, str], tuple[float, list[Any]]] = {}
+
+
+def fresh_comments(database_url: str, lesson_id: str) -> tuple[float, list[Any]] | None:
+    """The lesson's comments as an anonymous reader may see them, if still fresh."""
+    hit = _anon_comments.get((database_url, lesson_id))
+    return hit if hit is not None and hit[0] > time.monotonic() else None
+
+
+def remember_comments(database_url: str, lesson_id: str, comments: list[Any]) -> tuple[float, list[Any]]:
+    entry = _anon_comments[(database_url, lesson_id)] = (time.monotonic() + ANON_COMMENTS_TTL_S, comments)
+    return entry
+
+
+def forget_comments(database_url: str, lesson_id: str) -> None:
+    """A comment of the lesson was posted or hidden: the next anonymous page reads them again."""
+    _anon_comments.pop((database_url, lesson_id), None)
+
 
 # Never guessable by whoever writes a comment, so it cannot be planted in a page.
 _SLOT = "kdojo-csrf-slot-" + secrets.token_hex(16)
@@ -93,8 +117,6 @@ class AnonPageCache:
 
     def drop_lesson(self, lesson_id: str) -> None:
         """A comment of `lesson_id` was posted or hidden: anonymous readers see it on their next page."""
-        from app.pages.lesson import forget_comments
-
         with self._lock:
             self.generation += 1
             forget_comments(self.database_url, lesson_id)

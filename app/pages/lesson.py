@@ -73,13 +73,6 @@ def neighbours(catalog: Any, lesson: Lesson, user: Any = None) -> tuple[Lesson |
     return prev_lesson, next_lesson, lesson.order, last
 
 
-# Anonymous readers see a lesson's comments at most this old: it keeps the busiest
-# page (a lesson read by many signed-out learners) off the database entirely.
-# Signed-in learners and the comment-list fragment always read fresh.
-ANON_COMMENTS_TTL_S = 2.0
-_anon_comments: dict[tuple[str, str], tuple[float, list[Any]]] = {}
-
-
 def prerequisite_views(catalog: Any, lesson: Lesson, lang: str, user: Any = None) -> list[dict[str, str]]:
     """The lessons to read first, by title; one in another track also names that
     track (the memory-patterns track starts from the foundations track's reduction)."""
@@ -101,20 +94,13 @@ def _comments_until(session: Any, lesson_id: str, cached: bool) -> tuple[float, 
     """(until when they count as fresh, time.monotonic(); the comments)."""
     from app.services import comments as comment_service
 
-    key = (str(session.get_bind().url), lesson_id)  # one database's comments never leak to another's
-    now = time.monotonic()
+    database_url = str(session.get_bind().url)  # one database's comments never leak to another's
     if cached:
-        hit = _anon_comments.get(key)
-        if hit is not None and hit[0] > now:
+        hit = anon_cache.fresh_comments(database_url, lesson_id)
+        if hit is not None:
             return hit
     comments = list(comment_service.list_for_lesson(session, lesson_id))
-    _anon_comments[key] = entry = (now + ANON_COMMENTS_TTL_S, comments)
-    return entry
-
-
-def forget_comments(database_url: str, lesson_id: str) -> None:
-    """A comment of the lesson was posted or hidden: the next anonymous page reads them again."""
-    _anon_comments.pop((database_url, lesson_id), None)
+    return anon_cache.remember_comments(database_url, lesson_id, comments)
 
 
 @router.get("/lessons/{lesson_id}", response_class=HTMLResponse, name="lesson")

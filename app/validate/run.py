@@ -47,7 +47,8 @@ def _open_judge(lessons_root: Path, backend: str) -> Any:
 
 
 def validate_lesson(lesson_dir: Path, judge: Any | None) -> LessonReport:
-    from kernels.spec import SpecError, load_spec
+    from kernels.spec import SpecError
+    from kernels.spec_parse import load_spec
 
     report = LessonReport(path=display(lesson_dir))
     meta = content.check_meta(lesson_dir, report)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from kernels.backend import (BuildError, Diagnostic, GuardedArray, Launch, Program, RunDiagnostic,
+from kernels.backend import (BackendUnavailable, BuildError, Diagnostic, GuardedArray, Launch, Program, RunDiagnostic,
                              RunOutcome, RuntimeFault, unique_diagnostics)
 from kernels.emu import build as toolchain
 from kernels.emu import launcher
@@ -225,8 +225,6 @@ class EmuBackend:
         started, self._started = self._started, None  # this submission's clock, used once
         refused = jail.refusal()
         if refused:  # the judge refuses at start-up; this is the second line of that defence
-            from kernels.backends import BackendUnavailable
-
             raise BackendUnavailable(refused)
         try:
             learner = prepare(source)

@@ -14,7 +14,7 @@ BLOCK_SUM = LESSONS / "02-reduction" / "exercises" / "block_sum"
 
 @pytest.fixture
 def block_sum():
-    from kernels.spec import load_spec
+    from kernels.spec_parse import load_spec
 
     return load_spec(BLOCK_SUM / "exercise.toml")
 

@@ -109,7 +109,7 @@ def test_header_errors_never_quote_header_lines(block_sum):
 
 @pytest.fixture
 def with_block_size(scratch_exercise):
-    from kernels.spec import load_spec
+    from kernels.spec_parse import load_spec
 
     spec = scratch_exercise / "exercise.toml"
     text = spec.read_text().replace("[[buffers]]", "[constants.BLOCK_SIZE]\ndefault = 256\n"

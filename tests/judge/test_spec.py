@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from kernels.spec import SpecError, load_spec, parse_signature
+from kernels.spec import SpecError, parse_signature
+from kernels.spec_parse import load_spec
 
 
 def test_block_sum_loads(block_sum):

@@ -204,9 +204,9 @@ def test_static_vendor_files_are_served(client: TestClient) -> None:
 
 
 def test_anonymous_readers_see_new_comments_within_the_cache_ttl(client: TestClient, monkeypatch) -> None:
-    from app.pages import lesson as lesson_page
+    from app.pages import anon_cache
 
-    monkeypatch.setattr(lesson_page, "ANON_COMMENTS_TTL_S", 0.0)
+    monkeypatch.setattr(anon_cache, "ANON_COMMENTS_TTL_S", 0.0)
     assert "댓글 0" in client.get("/lessons/add-one").text
     sign_up(client, name="Poster")
     headers = {"X-CSRF-Token": client.cookies.get("kdojo_csrf")}

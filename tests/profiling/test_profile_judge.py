@@ -146,7 +146,7 @@ def test_kdojo_judge_prints_a_compact_profile():
 @pytest.mark.parametrize("table, expected", [("[profile]\nenabled = false\n", False),
                                               ("[profile]\nenabled = true\n", True), ("", True)])
 def test_the_spec_field_profile_enabled(tmp_path, table, expected):
-    from kernels.spec import load_spec
+    from kernels.spec_parse import load_spec
 
     target = tmp_path / "transpose"
     shutil.copytree(TRANSPOSE, target)
@@ -156,7 +156,8 @@ def test_the_spec_field_profile_enabled(tmp_path, table, expected):
 
 
 def test_a_bad_profile_table_names_its_field(tmp_path):
-    from kernels.spec import SpecError, load_spec
+    from kernels.spec import SpecError
+    from kernels.spec_parse import load_spec
 
     target = tmp_path / "transpose"
     shutil.copytree(TRANSPOSE, target)

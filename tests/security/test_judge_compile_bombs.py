@@ -90,7 +90,7 @@ def test_a_macro_bomb_runs_out_of_the_compilers_time(lessons, backend):
 
 def test_the_compile_limit_follows_the_exercise(lessons):
     from kernels.compile import compile_submission
-    from kernels.spec import load_spec
+    from kernels.spec_parse import load_spec
 
     from .judge_support import set_limit
 
