@@ -144,7 +144,7 @@ def test_prerequisites_are_the_lessons_the_text_builds_on(kit, folder):
             closure.add(lesson_id)
             todo.extend(kit.read_lesson_toml(by_id[lesson_id])["prerequisites"])
     own = _order(kit, folder)
-    for lang, pattern in (("en", r"[Ll]essons? (\d{1,2})\b"), ("ko", r"레슨 (\d{1,2})\b")):
+    for lang, pattern in (("en", r"[Ll]essons? (\d{1,2})(?!\d)"), ("ko", r"레슨 (\d{1,2})(?!\d)")):
         cited = {int(n) for n in re.findall(pattern, kit.read_text(folder, lang).body)}
         earlier = {by_order[n] for n in cited if n < own and n in by_order}
         ids = {kit.read_lesson_toml(f)["id"] for f in earlier}
