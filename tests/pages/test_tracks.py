@@ -146,7 +146,7 @@ def test_a_prerequisite_in_another_track_links_there_by_title_and_names_its_trac
     assert 'class="prereq"' not in add_one  # no prerequisites, no line
 
 
-def test_the_repositorys_second_track_follows_the_first_and_starts_from_reduction(tmp_path) -> None:
+def test_the_repositorys_second_track_follows_the_first_and_starts_from_elementwise(tmp_path) -> None:
     for test_client in _client(tmp_path, REPO_LESSONS):
         html = test_client.get("/?lang=en").text
         ids = [t[0] for t in _tracks(html)]
@@ -156,8 +156,9 @@ def test_the_repositorys_second_track_follows_the_first_and_starts_from_reductio
         assert cards[:2] == ["coalescing", "shared-tiling"]
         lesson = test_client.get("/lessons/coalescing?lang=en").text
         assert '<span class="lesson-position">Lesson 06 of ' in lesson and "Lesson 06</span>" in html
-        assert ('<a href="/lessons/reduction" data-lesson-id="reduction">Reduction — the heartbeat of matrix math</a> '
+        # 06 builds on lesson 1's grid-stride loop (#28: prerequisites are what a text builds on)
+        assert ('<a href="/lessons/elementwise" data-lesson-id="elementwise">Threads, blocks and elementwise kernels</a> '
                 '<span class="prereq-track">(Foundations: from threads to tensor cores)</span>') in lesson
         tiling = test_client.get("/lessons/shared-tiling?lang=ko").text
-        assert 'data-lesson-id="coalescing">Coalescing과 벡터 load — warp가 메모리에 닿는 방식</a>' in tiling
+        assert 'data-lesson-id="coalescing">Coalescing과 벡터 load — 워프가 메모리에 닿는 방식</a>' in tiling
         assert "prereq-track" not in tiling  # same track: no track name
