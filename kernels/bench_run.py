@@ -231,6 +231,7 @@ def _bench_case(exercise: Exercise, backend: Any, program: Any, constants: dict[
     entry = _entry(exercise, case, data.env, summary, peak)
     entry["floor_ms"], entry["floor"] = integrity.floor_ms(exercise, data.env, limits)
     entry["floor_ms"] = round(entry["floor_ms"], 6)
+    entry["reference_on"] = "host" if data.host_reference else "gpu"  # where each call's check ran
     entry["baselines"] = {b.name: _baseline_ms(exercise, backend, b, data, flush, cap_s)
                           for b in exercise.benchmark.baselines}
     return entry
