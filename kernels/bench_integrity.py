@@ -2,8 +2,9 @@
 
 - Fresh inputs per timed call: each call's inputs are one of the case's base
   sets transformed by that call's own secret seed — every floating-point
-  element multiplied by 2^e, e drawn from {-1, 0, 1} (exact: no rounding, the
-  sign and the value grid kept); in an exercise without floating-point inputs,
+  element multiplied by 2^e, e drawn from {-1, 0} (exact: no rounding, the
+  sign and the value grid kept, no magnitude above the exercise's design);
+  in an exercise without floating-point inputs,
   every integer input rotated by a random offset (values and their mix kept).
   An output cached for an earlier input is wrong for this one.
 - Every timed output is checked on the GPU against the fp64 reference of that
@@ -25,6 +26,10 @@ import numpy as np
 from kernels.buffers import storage_dtype
 
 FLOAT_TYPES = ("float16", "bfloat16", "float32", "float64")
+# The timed calls' inputs are halved here and there, which the exercise's tolerance was not
+# calibrated on (attention's fp32 sums missed it by 1.6x on an H200); twice the tolerance
+# still refuses a replayed output (off by up to 2x) and a TF32 product in an fp32 GEMM.
+TOLERANCE_FACTOR = 2.0
 # Headroom over the device's memory bandwidth: the theoretical DRAM rate from
 # the device's attributes is already a ceiling; 15% more absorbs attribute
 # rounding and a cache line or two of the bytes model.
@@ -101,9 +106,7 @@ def fresh_inputs(exercise: Any, base: dict[str, Any], seed: int) -> dict[str, An
             continue
         array = base[b.name]
         if kind == "float" and b.dtype in FLOAT_TYPES:
-            draw = rng.random(array.shape, dtype=cupy.float32) * cupy.float32(3)
-            exponent = cupy.minimum(draw.astype(cupy.int32), 2) - 1  # -1, 0 or 1
-            del draw
+            exponent = -(rng.random(array.shape, dtype=cupy.float32) < 0.5).astype(cupy.int32)  # -1 or 0
             out[b.name] = _scale_pow2(array, b.dtype, exponent)
         elif kind == "int" and array.size > 1:
             shift = int(shifts.integers(1, array.size))
