@@ -35,6 +35,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
+def _verdict_clock(sent: float, seen: list[float]):
+    def on_event(event: dict) -> None:
+        if event.get("stage") == "tested" and not seen:
+            seen.append(time.perf_counter() - sent)
+    return on_event
+
+
 def burst(judge, n: int) -> dict:
     source = SOURCE.read_text()
     verdict_s, result_s, verdicts = [], [], []
@@ -42,12 +49,7 @@ def burst(judge, n: int) -> dict:
     for _ in range(n):
         sent = time.perf_counter()
         seen: list[float] = []
-
-        def on_event(event: dict) -> None:
-            if event.get("stage") == "tested" and not seen:
-                seen.append(time.perf_counter() - sent)
-
-        doc = judge.run(source, EXERCISE, bench=True, on_event=on_event)
+        doc = judge.run(source, EXERCISE, bench=True, on_event=_verdict_clock(sent, seen))
         result_s.append(time.perf_counter() - sent)
         verdict_s.append(seen[0] if seen else result_s[-1])
         verdicts.append(doc["verdict"])

@@ -86,7 +86,8 @@ class JudgeRuntime:
         """Stop every deferred profile in flight here; True if one was."""
         with self._lock:
             judges = list(self._judges)
-        return any([judge.cancel_profile() for judge in judges])
+        stopped = [judge.cancel_profile() for judge in judges]  # every one, not the first
+        return any(stopped)
 
     def close(self) -> None:
         if self._warming is not None:

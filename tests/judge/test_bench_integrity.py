@@ -32,8 +32,7 @@ def test_the_fp32_gemm_floor_is_its_flops_at_the_tf32_tensor_peak():
 
 
 def test_narrow_inputs_use_the_fp16_tensor_rate_and_memory_bound_kernels_their_bytes():
-    exercise, env = _env("gemm-epilogue.wmma_fp16")
-    assert integrity.precision_class(exercise) == "fp16"
+    assert integrity.precision_class(find_exercise("gemm-epilogue.wmma_fp16")) == "fp16"
     saxpy, env_s = _env("elementwise.saxpy", 2)
     floor, bound = integrity.floor_ms(saxpy, env_s, H200)
     assert bound == "memory"
@@ -78,5 +77,5 @@ def test_a_refused_benchmark_validates_only_without_a_time():
     assert result.validate(doc) == ["a refused benchmark has geomean_ms null"]
     doc["benchmark"].update(geomean_ms=None, refused={"message": "x", "message_code": "bench_below_floor",
                                                       "message_params": {}})
-    assert result.validate(doc) == ["benchmark.refused.message_params for bench_below_floor need "
-                                    "case, ms, floor_ms, bound"]
+    assert result.validate(doc) == [
+        "benchmark.refused.message_params for bench_below_floor need case, ms, floor_ms, bound"]
