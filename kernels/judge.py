@@ -188,7 +188,9 @@ class Judge:
                                                "seed": secrets.randbits(62), "benchmark": benchmark})
             finally:
                 self._profiling = None
-                job.kill(reap_in_background=job.sent_result)
+                # stopped for a verdict: that verdict need not wait for this exit (an
+                # accepted kernel under ncu, not a runaway one)
+                job.kill(reap_in_background=job.sent_result or job.killed_by_us)
                 self._pool.fill(warm=True)
 
     def cancel_profile(self) -> bool:
