@@ -3,9 +3,10 @@
 Every run happens in a fresh job process (`kernels.worker`); spares are
 kept warm (cupy imported, CUDA context created; kernels/job_pool.py) so
 isolation costs no latency. With `defer_profile`, a GPU run leaves the ncu
-profile out and `Judge.profile()` makes it later, as work a verdict preempts. The supervisor forwards public events, enforces per-stage wall-clock
-limits by killing the job's process group, and assembles the v1 result even
-when the process was killed or died.
+profile out and `Judge.profile()` makes it later, as work a verdict preempts.
+The supervisor forwards public events, enforces per-stage wall-clock limits
+by killing the job's process group, and assembles the v1 result even when
+the process was killed or died.
 """
 
 from __future__ import annotations
@@ -96,7 +97,6 @@ class Judge:
         $KDOJO_JOB_PIDS."""
         self.lessons_dir = Path(lessons_dir) if lessons_dir is not None else default_lessons_dir()
         self.backend = backends.resolve(backend)
-        self.keep_spare = keep_spare
         self.tests_budget_s = tests_budget_s or tests_budget_from_env(self.backend)
         if self.backend == "emu":
             from kernels.emu.backend import budget_s

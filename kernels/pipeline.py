@@ -112,9 +112,12 @@ def run_profile(exercise: Exercise, source: str, backend: Backend, seed: int, em
     """The profile of an attempt already judged accepted, on its own (#26: on a GPU the
     ncu profile runs after the result was delivered, as lower-priority work)."""
     compiled = compile_submission(source, exercise, backend.arch)
-    if not compiled.ok:
+    try:
+        program = backend.build(exercise, source, compiled.constants) if compiled.ok else None
+    except BuildError:
+        program = None  # judged accepted before: nothing to profile now is no one's error
+    if program is None:
         return None
-    program = backend.build(exercise, source, compiled.constants)
     return _profile(exercise, source, backend, program, compiled, seed, emit, benchmark)
 
 
