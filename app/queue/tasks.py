@@ -33,7 +33,7 @@ from app.settings import Settings
 log = logging.getLogger("kdojo.worker")
 TASK_NAME = "judge_submission"
 PROFILE_TASK_NAME = "profile_submission"
-PROFILE_TRIES = 20  # a profile put off by waiting or arriving submissions, tried this often
+PROFILE_TRIES = 150  # a profile put off by waiting or arriving submissions: 5 minutes of tries
 PROFILE_RETRY_S = 2.0
 
 

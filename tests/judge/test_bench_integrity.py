@@ -79,3 +79,15 @@ def test_a_refused_benchmark_validates_only_without_a_time():
                                                       "message_params": {}})
     assert result.validate(doc) == [
         "benchmark.refused.message_params for bench_below_floor need case, ms, floor_ms, bound"]
+
+
+def test_the_cli_prints_the_refusal_in_place_of_a_geomean():
+    from kernels.cli import render
+
+    refused = refusal([_size(0.135, 0.257)])
+    doc = result.build(exercise="gemm-epilogue.fp32", backend="cuda", verdict="accepted",
+                       message="all 9 tests passed", compile_=result.empty_compile(),
+                       benchmark={"sizes": [_size(0.135, 0.257)], "geomean_ms": None, "peak_gbps": 4254.0,
+                                  "refused": refused})
+    text = render(doc, colour=False)
+    assert f"refused: {refused['message']}" in text and "geomean" not in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app import xp
 from app.db import transaction
 from app.models import Submission, SubmissionEvent
 from app.services import judging
@@ -36,6 +37,14 @@ def test_a_refused_benchmark_is_flagged_and_off_the_leaderboard(client, app):
         assert row.verdict == "accepted" and row.flagged is True
     entries = client.get(f"/api/exercises/{EXERCISE}/leaderboard").json()["entries"]
     assert [(e["display_name"], e["geomean_ms"]) for e in entries] == [("Honest", 0.9)]
+
+
+def test_a_refused_benchmark_earns_no_speed_tier():
+    fast = v1_result("accepted", backend="cuda", ms=0.01, framework_ms=0.36, pct_of_peak=99.0)
+    assert [t.id for t in xp.tiers_reached(fast)] == ["beat_framework", "peak_50", "peak_80"]
+    refused = _refused(0.01)
+    refused["benchmark"]["sizes"][0].update(baselines={"framework": 0.36}, pct_of_peak=99.0)
+    assert xp.tiers_reached(refused) == []
 
 
 def test_a_deferred_profile_is_stored_into_its_result_with_an_event(client, app):
