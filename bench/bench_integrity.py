@@ -53,7 +53,8 @@ def main() -> int:
 def _row(exercise_id: str, doc: dict, wall_s: float) -> dict:
     bench = doc.get("benchmark") or {}
     sizes = [{"label": s["label"], "ms": s["ms"], "floor_ms": s.get("floor_ms"), "floor": s.get("floor"),
-              "ratio": round(s["ms"] / s["floor_ms"], 2) if s.get("floor_ms") else None, "reps": s["reps"]}
+              "ratio": round(s["ms"] / s["floor_ms"], 2) if s.get("floor_ms") else None, "reps": s["reps"],
+              "reference_on": s.get("reference_on")}
              for s in bench.get("sizes", [])]
     return {"exercise": exercise_id, "verdict": doc["verdict"], "message": doc["message"][:300],
             "device": doc["device"].get("name"), "sizes": sizes, "refused": bench.get("refused"),
