@@ -77,6 +77,8 @@ def tiers_reached(result: dict[str, Any]) -> list[Tier]:
     """Speed tiers an accepted result earns, from its benchmark (GPU only)."""
     if result.get("verdict") != "accepted" or result.get("backend") != "cuda":
         return []
+    if (result.get("benchmark") or {}).get("refused"):
+        return []  # a time below the GPU's physical floor earns nothing (#26)
     sizes = (result.get("benchmark") or {}).get("sizes") or []
     if not sizes:
         return []

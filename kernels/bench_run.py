@@ -1,32 +1,41 @@
 """The benchmark stage on the GPU: time the submission and the baselines per size.
 
-Inputs are generated on the device (reference.generate with a cupy Generator),
-K sets per size rotated across timed calls so results cannot be cached by
-identity; every timed call's output is stashed and re-checked against the
-fp64 reference of its input set (for outputs up to STASH_MAX_BYTES; larger
-outputs: the first calls and the last one). The references are computed after
-the timed calls, from inputs generated again from the same seed: while the
-learner's kernel runs, no expected output exists in the job's GPU or host
-memory, and nothing the kernel writes can change the inputs they come from (#11).
+No kernel can fake a time here (#26; kernels/bench_integrity.py has the parts):
+- every timed call gets inputs no call saw before: the size's base input set
+  (reference.generate) transformed by the call's own secret seed, written
+  into the call's buffers before the L2 flush;
+- outputs are poisoned (sentinel) before every call, and EVERY timed output is
+  compared on the GPU with the fp64 reference of that call's inputs, computed
+  after the call from the base set, whose keyed hash is checked first (a kernel
+  that rewrote it is caught); no expected output exists while the kernel runs;
+- a time below the device's physical floor for the case is refused: the
+  benchmark keeps its sizes but has no time (`geomean_ms` null) and carries
+  `refused` with a message code; the web flags the submission for review.
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import Any, Callable
 
 import numpy as np
 
+from kernels import bench_integrity as integrity
 from kernels.buffers import bits_view, sentinel_bits, storage_dtype
 from kernels.check import compare
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
+from kernels.result import Message, code_fields
 from kernels.spec import BaselineSpec, Case, Exercise
 from kernels.stats import geomean
 from kernels.timing import L2Flusher, copy_bandwidth_gbps, measure
 
-STASH_MAX_BYTES = 1 << 20
 PLACEMENTS = 8  # addresses per input set for small outputs (see _CaseData)
 PLACEMENT_MAX_BYTES = 64 << 10
-_PEAK: dict[str, float] = {}
+_PEAK: dict[str, Any] = {}
+
+
+class WrongTimedOutput(Exception):
+    """A timed call's output was wrong (or the protected inputs were changed)."""
 
 
 def peak_gbps(backend: Any, flush: Callable[[], None]) -> float:
@@ -36,10 +45,17 @@ def peak_gbps(backend: Any, flush: Callable[[], None]) -> float:
     return _PEAK["gbps"]
 
 
+def device_limits(peak: float) -> dict[str, Any]:
+    """The device's ceilings for the physical floor, read once per process."""
+    if "limits" not in _PEAK:
+        _PEAK["limits"] = integrity.device_limits(peak)
+    return _PEAK["limits"]
+
+
 def run_benchmark(exercise: Exercise, backend: Any, program: Any, constants: dict[str, int],
                   seed: int, emit: Callable[[dict], None], peak: float | None = None,
                   max_sizes: int | None = None) -> tuple[dict[str, Any] | None, str | None]:
-    """(benchmark section, problem). `problem` is a wrong-answer message from a re-check."""
+    """(benchmark section, problem). `problem` is a wrong-answer message from a timed call."""
     import cupy
 
     assert exercise.benchmark is not None
@@ -47,54 +63,71 @@ def run_benchmark(exercise: Exercise, backend: Any, program: Any, constants: dic
     if peak:
         _PEAK.setdefault("gbps", float(peak))
     peak_value = peak_gbps(backend, flush)
+    limits = device_limits(peak_value)
     cases = exercise.benchmark.cases[:max_sizes] if max_sizes else exercise.benchmark.cases
     budget_s = exercise.limits.bench_s / max(1, len(cases) * (1 + len(exercise.benchmark.baselines)))
     sizes = []
     for index, case in enumerate(cases):
         emit({"stage": "benchmarking", "index": index, "total": len(cases)})
-        entry, problem = _bench_case(exercise, backend, program, constants, case,
-                                     (seed * 7919 + index) % 2**63, flush, min(2.0, budget_s), peak_value)
-        cupy.get_default_memory_pool().free_all_blocks()
-        if problem:
-            return None, problem
+        try:
+            entry = _bench_case(exercise, backend, program, constants, case,
+                                (seed * 7919 + index) % 2**63, flush, min(2.0, budget_s), peak_value, limits)
+        except WrongTimedOutput as wrong:
+            return None, str(wrong)
+        finally:
+            cupy.get_default_memory_pool().free_all_blocks()
         sizes.append(entry)
-    return {"sizes": sizes, "geomean_ms": round(geomean([s["ms"] for s in sizes]), 6),
-            "peak_gbps": round(peak_value, 1)}, None
+    section = {"sizes": sizes, "geomean_ms": round(geomean([s["ms"] for s in sizes]), 6),
+               "peak_gbps": round(peak_value, 1), "floor_gbps": limits["floor_gbps"]}
+    refused = refusal(sizes)
+    if refused is not None:
+        section.update(geomean_ms=None, refused=refused)
+    return section, None
+
+
+def refusal(sizes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The `refused` object when a size's median time is below its physical floor, else None."""
+    for size in sizes:
+        floor = size.get("floor_ms")
+        if floor and size["ms"] < floor:
+            message = Message(
+                f"benchmark {size['label']}: {size['ms']:.6g} ms is below this GPU's physical floor of "
+                f"{floor:.6g} ms ({size['floor']} bound); no time is recorded and staff will review it",
+                "bench_below_floor", case=str(size["label"]), ms=float(size["ms"]),
+                floor_ms=float(floor), bound=str(size["floor"]))
+            return {"message": str(message), **code_fields(message)}
+    return None
 
 
 class _CaseData:
-    """K input sets for one case on the device, their references, and outputs."""
+    """One case's protected base input set, the timed calls' buffers, and each
+    call's fresh inputs and verification."""
 
     def __init__(self, exercise: Exercise, case: Case, constants: dict[str, int], seed: int) -> None:
         import cupy
 
+        self.exercise = exercise
         self.reference = load_reference(exercise)
         self.cased = case_dict(case, constants)
         self.env = env_for(case, constants)
+        self.label = case.label
         shapes = buffer_shapes(exercise, self.env)
-        in_bytes = sum(int(np.prod(shapes[b.name])) * storage_dtype(b.dtype).itemsize
-                       for b in exercise.buffers if b.role in ("in", "inout"))
-        free, _ = cupy.cuda.runtime.memGetInfo()
-        self.k = 2 if 4 * in_bytes < free // 2 else 1
-        self.seeds = [(seed * 31 + k) % 2**63 for k in range(self.k)]
-        self.sets, self.fingerprints = [], []
-        for k in range(self.k):
-            inputs = self._generate(self.seeds[k])
-            self.fingerprints.append(_fingerprint(inputs))
-            arrays = {}
-            for b in exercise.buffers:
-                if b.role in ("in", "inout"):
-                    arrays[b.name] = cupy.ascontiguousarray(cupy.asarray(inputs[b.name])) \
-                        .astype(storage_dtype(b.dtype))
-                else:
-                    arrays[b.name] = cupy.empty(shapes[b.name], dtype=storage_dtype(b.dtype))
-            self.sets.append(arrays)
-            del inputs  # the set's arrays are copies; the references come after timing
+        self.inputs = [b.name for b in exercise.buffers if b.role in ("in", "inout")]
+        self.secret = secrets.randbits(62) ^ seed  # the calls' seeds: host only
+        self.key = integrity.new_key()
+        # One base set: each call's inputs are fresh already (its own transformation of
+        # it); more sets only multiplied the host's generation time (cross-entropy's
+        # 4096 x 50304 logits take seconds with numpy).
+        generated = self._generate(seed)
+        self.base = {n: cupy.ascontiguousarray(cupy.asarray(generated[n]))
+                     .astype(storage_dtype(exercise.buffer(n).dtype)) for n in self.inputs}
+        self.extra = {n: v for n, v in generated.items() if n not in self.base}
+        del generated
+        self.hashes = {n: int(integrity.keyed_hash(a, self.key).get()[0]) for n, a in self.base.items()}
         self.inits = {b.name: b for b in exercise.buffers if b.role in ("out", "inout", "scratch")}
         self.outputs = [b.name for b in exercise.buffers if b.role in ("out", "inout")]
-        self.originals = [{n: a.copy() for n, a in s.items() if self.inits.get(n) is not None
-                           and self.inits[n].role == "inout"} for s in self.sets]
-        # Small outputs get PLACEMENTS copies per set, rotated across timed calls: a
+        working = {n: cupy.empty_like(a) for n, a in self.base.items()}
+        # Small outputs get PLACEMENTS addresses, rotated across timed calls: a
         # kernel bound by atomics on one output (block_sum: one atomicAdd per block)
         # runs up to 8% faster or slower with that output's address (its L2 slice;
         # measured on an H100), so one allocation would make the time an accident
@@ -102,19 +135,15 @@ class _CaseData:
         fresh = [b for b in exercise.buffers if b.role in ("out", "scratch")]
         small = sum(int(np.prod(shapes[b.name])) * storage_dtype(b.dtype).itemsize for b in fresh)
         placements = PLACEMENTS if fresh and small <= PLACEMENT_MAX_BYTES else 1
-        self.slots = [self.sets[i % self.k] if i < self.k else
-                      {**self.sets[i % self.k],
-                       **{b.name: cupy.empty(shapes[b.name], dtype=storage_dtype(b.dtype)) for b in fresh}}
-                      for i in range(self.k * placements)]
-
-    def arrays(self, rep: int) -> dict[str, Any]:
-        """The buffers of timed call `rep`: input set `rep % k`, one of its output placements."""
-        return self.slots[rep % len(self.slots)]
+        self.slots = [{**working, **{b.name: cupy.empty(shapes[b.name], dtype=storage_dtype(b.dtype))
+                                     for b in fresh}} for _ in range(placements)]
+        self.host_reference = False
+        self._device_ways = (lambda fn: fn, _on_cupy)
+        self._way = 0
 
     def _generate(self, seed: int) -> dict[str, Any]:
-        """One input set from its seed: on the GPU when the exercise's reference.py
-        works with cupy, else on the host (slower for large sizes, but any
-        reference.py works). The same seed gives the same inputs again."""
+        """One base set: on the GPU when the exercise's reference.py works with
+        cupy, else on the host (slower for large sizes, but any reference.py works)."""
         import cupy
 
         try:
@@ -122,89 +151,99 @@ class _CaseData:
         except Exception:  # noqa: BLE001 — numpy-only reference code: use the host path
             return self.reference.generate(self.cased, np.random.default_rng(seed))
 
-    def expected(self, k: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Set k's fp64 references and error scales, from its inputs generated again:
-        called only after the kernel's timed calls (see the module's docstring)."""
-        import cupy
+    def call_seed(self, rep: int) -> int:
+        return (self.secret * 1_000_003 + rep * 7_919 + 17) % 2**63
 
-        ref = self.reference
-        inputs = self._generate(self.seeds[k])
-        if _fingerprint(inputs) != self.fingerprints[k]:  # generate() ignores its rng: our bug
-            raise RuntimeError(f"{self.cased}: the exercise's generate() gave other inputs for the same seed")
-        try:
-            want = ref.reference(inputs, self.cased)
-            scales = ref.error_scale(inputs, self.cased) if hasattr(ref, "error_scale") else {}
-        except Exception:  # noqa: BLE001 — a numpy-only reference on device inputs
-            inputs = {n: cupy.asnumpy(v) if hasattr(v, "get") else v for n, v in inputs.items()}
-            want = ref.reference(inputs, self.cased)
-            scales = ref.error_scale(inputs, self.cased) if hasattr(ref, "error_scale") else {}
-        host = {n: cupy.asnumpy(v).astype(np.float64) for n, v in want.items()}
-        for value in want.values():
-            if hasattr(value, "get"):
-                value.fill(0)  # no expected output left in the memory pool for a later case
-        return host, {n: cupy.asnumpy(v) if hasattr(v, "get") else v for n, v in scales.items()}
+    def arrays(self, rep: int) -> dict[str, Any]:
+        """The buffers of timed call `rep` (inputs shared, outputs at one of the placements)."""
+        return self.slots[rep % len(self.slots)]
 
-    def reset(self, rep: int) -> None:
+    def prepare(self, rep: int) -> None:
+        """Before call `rep` (untimed): its fresh inputs, then poisoned outputs."""
         arrays = self.arrays(rep)
+        fresh = integrity.fresh_inputs(self.exercise, self.base, self.call_seed(rep))
+        for name, value in fresh.items():
+            arrays[name][...] = value
+        del fresh
         for name, spec in self.inits.items():
             if spec.role == "inout":
-                arrays[name][...] = self.originals[rep % self.k][name]
-            elif spec.init == "zeros":
+                continue  # its fresh input is its initial value
+            if spec.init == "zeros":
                 arrays[name].fill(0)
             else:
                 bits_view(arrays[name]).fill(sentinel_bits(spec.dtype))
 
+    def verify(self, rep: int) -> None:
+        """After call `rep`: the base set is intact, and every output matches the
+        fp64 reference of the call's inputs. Raises WrongTimedOutput."""
+        for name, array in self.base.items():
+            if int(integrity.keyed_hash(array, self.key).get()[0]) != self.hashes[name]:
+                raise WrongTimedOutput(f"benchmark {self.label}: timed call {rep} changed memory the "
+                                       f"judge keeps its copy of input '{name}' in")
+        inputs = {**self.extra, **integrity.fresh_inputs(self.exercise, self.base, self.call_seed(rep))}
+        want, scales = self._reference(inputs)
+        del inputs
+        arrays = self.arrays(rep)
+        for name in self.outputs:
+            dtype = self.exercise.buffer(name).dtype
+            scale = scales.get(name, 1.0)
+            rtol, atol = (integrity.TOLERANCE_FACTOR * t for t in (self.exercise.rtol, self.exercise.atol))
+            if integrity.device_mismatches(arrays[name], want[name], dtype, rtol, atol, scale) == 0:
+                continue
+            problem = compare(name, _host(arrays[name]), _host(want[name]).astype(np.float64), dtype,
+                              rtol, atol, _host(scale))
+            if problem:  # the host rule is the one the message explains
+                raise WrongTimedOutput(f"benchmark {self.label}: timed call {rep} gave a wrong result: {problem}")
 
-def _fingerprint(inputs: dict[str, Any]) -> tuple:
-    """A few numbers that tell two generations of an input set apart (not its answer)."""
-    marks = []
-    for name in sorted(inputs):
-        value = inputs[name]
-        flat = value.ravel() if hasattr(value, "ravel") else np.asarray(value).ravel()
-        ends = [flat[:16], flat[-16:]]
-        ends = [e.get() if hasattr(e, "get") else np.asarray(e) for e in ends]
-        marks.append((name, flat.shape, *(e.astype(np.float64).tobytes() for e in ends)))
-    return tuple(marks)
+    def _reference(self, inputs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The fp64 references and error scales: on the GPU when reference.py works with
+        cupy arrays, or does once its module's `np` is cupy; else on the host (a
+        2^28-element numpy reference takes seconds a call)."""
+        ref = self.reference
+        for device in self._device_ways[self._way:]:
+            try:
+                return device(ref.reference)(inputs, self.cased), \
+                    device(ref.error_scale)(inputs, self.cased) if hasattr(ref, "error_scale") else {}
+            except Exception:  # noqa: BLE001 — not this way: the next one from now on
+                self._way += 1
+        self.host_reference = True
+        inputs = {n: _host(v) for n, v in inputs.items()}
+        want = ref.reference(inputs, self.cased)
+        scales = ref.error_scale(inputs, self.cased) if hasattr(ref, "error_scale") else {}
+        return want, scales
+
+
+def _on_cupy(fn: Callable) -> Callable:
+    """`fn` with its module's `np` bound to cupy (most numpy reference code then runs on
+    the device unchanged)."""
+    import types
+
+    import cupy
+
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "np": cupy}, fn.__name__,
+                              fn.__defaults__, fn.__closure__)
+
+
+def _host(value: Any) -> Any:
+    import cupy
+
+    return cupy.asnumpy(value) if isinstance(value, cupy.ndarray) else value
 
 
 def _bench_case(exercise: Exercise, backend: Any, program: Any, constants: dict[str, int],
                 case: Case, seed: int, flush: Callable[[], None], cap_s: float,
-                peak: float) -> tuple[dict[str, Any], str | None]:
+                peak: float, limits: dict[str, Any]) -> dict[str, Any]:
     data = _CaseData(exercise, case, constants, seed)
     launches = resolve_launches(exercise.launches, data.env)
-    stash: list[tuple[int, dict[str, Any]]] = []
-    out_bytes = sum(data.sets[0][n].nbytes for n in data.outputs)
-
-    def after(rep: int) -> None:
-        if out_bytes <= STASH_MAX_BYTES or rep < 3:
-            stash.append((rep, {n: data.arrays(rep)[n].copy() for n in data.outputs}))
-
     summary = measure(lambda rep: backend.launch_all(program, launches, data.arrays(rep)),
-                      flush, reset=data.reset, after=after, cap_s=cap_s)
-    # each slot's arrays now hold the output of the last timed call that used it
-    for rep in range(max(0, summary.reps - len(data.slots)), summary.reps):
-        stash.append((rep, {n: data.arrays(rep)[n] for n in data.outputs}))
-    problem = _recheck(exercise, case, data, stash)
-    if problem:
-        return {}, problem
+                      flush, reset=data.prepare, after=data.verify, cap_s=cap_s)
     entry = _entry(exercise, case, data.env, summary, peak)
+    entry["floor_ms"], entry["floor"] = integrity.floor_ms(exercise, data.env, limits)
+    entry["floor_ms"] = round(entry["floor_ms"], 6)
+    entry["reference_on"] = "host" if data.host_reference else "gpu"  # where each call's check ran
     entry["baselines"] = {b.name: _baseline_ms(exercise, backend, b, data, flush, cap_s)
                           for b in exercise.benchmark.baselines}
-    return entry, None
-
-
-def _recheck(exercise: Exercise, case: Case, data: _CaseData, stash: list) -> str | None:
-    import cupy
-
-    expected = {k: data.expected(k) for k in sorted({rep % data.k for rep, _ in stash})}
-    for rep, outputs in stash:
-        want, scales = expected[rep % data.k]
-        for name, array in outputs.items():
-            problem = compare(name, cupy.asnumpy(array), want[name], exercise.buffer(name).dtype,
-                              exercise.rtol, exercise.atol, scales.get(name, 1.0))
-            if problem:
-                return f"benchmark {case.label}: timed call {rep} gave a wrong result: {problem}"
-    return None
+    return entry
 
 
 def _entry(exercise: Exercise, case: Case, env: dict, summary: Any, peak: float) -> dict[str, Any]:
@@ -236,7 +275,7 @@ def _baseline_ms(exercise: Exercise, backend: Any, baseline: BaselineSpec, data:
     if baseline.python:
         fn = getattr(data.reference, baseline.python)
         summary = measure(lambda rep: fn(data.arrays(rep), data.cased), flush,
-                          reset=data.reset, cap_s=cap_s)
+                          reset=data.prepare, cap_s=cap_s)
         return round(summary.median_ms, 6)
     key = f"{exercise.id}:{baseline.name}"
     if key not in _BASELINE_PROGRAMS:
@@ -245,5 +284,5 @@ def _baseline_ms(exercise: Exercise, backend: Any, baseline: BaselineSpec, data:
     program = _BASELINE_PROGRAMS[key]
     launches = resolve_launches(baseline.launches, data.env)
     summary = measure(lambda rep: backend.launch_all(program, launches, data.arrays(rep)),
-                      flush, reset=data.reset, cap_s=cap_s, min_reps=3)
+                      flush, reset=data.prepare, cap_s=cap_s, min_reps=3)
     return round(summary.median_ms, 6)

@@ -179,7 +179,10 @@ def _render_bench(doc: dict[str, Any]) -> list[str]:
                f"{_num(s.get('gbps')):>8} {_num(s.get('pct_of_peak')):>7}")
         row += "".join(f" {_num(s['baselines'].get(n), '.4f'):>13}" for n in names)
         lines.append(row)
-    lines.append(f"  geomean {bench['geomean_ms']:.4f} ms · peak (device copy) {bench['peak_gbps']:.0f} GB/s")
+    if bench.get("refused"):  # a time below the physical floor: no geomean (#26)
+        lines.append(f"  refused: {bench['refused']['message']}")
+    else:
+        lines.append(f"  geomean {bench['geomean_ms']:.4f} ms · peak (device copy) {bench['peak_gbps']:.0f} GB/s")
     return lines
 
 

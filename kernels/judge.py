@@ -1,10 +1,12 @@
 """The judge entry point: `Judge(lessons_dir, backend="auto").run(source, exercise_id, …)`.
 
-Every run happens in a fresh job process (`kernels.worker`); one spare is
-kept warm (cupy imported, CUDA context created) so isolation costs no
-latency. The supervisor forwards public events, enforces per-stage wall-clock
-limits by killing the job's process group, and assembles the v1 result even
-when the process was killed or died.
+Every run happens in a fresh job process (`kernels.worker`); spares are
+kept warm (cupy imported, CUDA context created; kernels/job_pool.py) so
+isolation costs no latency. With `defer_profile`, a GPU run leaves the ncu
+profile out and `Judge.profile()` makes it later, as work a verdict preempts.
+The supervisor forwards public events, enforces per-stage wall-clock limits
+by killing the job's process group, and assembles the v1 result even when
+the process was killed or died.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Callable
 
 from kernels import backends, result as result_doc
 from kernels.catalog import default_lessons_dir, find_exercise
+from kernels.job_pool import SparePool
 from kernels.nvrtc_child import WALL_CAP_FACTOR
 from kernels.pipeline import EMU_TIMINGS_NOTE
 from kernels.result import Message, code_fields
@@ -43,6 +46,9 @@ MAX_ATTEMPTS = 2
 # 20 s of wall time with its compile (docs/security.md, "Time").
 TESTS_BUDGET_ENV = "KDOJO_TESTS_BUDGET_S"
 DEFAULT_TESTS_BUDGET_S = {"cuda": 10.0, "emu": 15.0}
+GPU_SPARES = 2  # warm job processes on a GPU: a back-to-back submission never waits for one
+# A deferred profile job: its compile, one checked run and ncu's own budget (kernels/profile_gpu.py).
+PROFILE_JOB_S = 60.0
 
 
 class _JobLost(Exception):
@@ -84,13 +90,13 @@ class _State:
 class Judge:
     def __init__(self, lessons_dir: Path | str | None = None, backend: str = "auto",
                  keep_spare: bool = True, tests_budget_s: float | None = None,
-                 max_attempts: int = MAX_ATTEMPTS) -> None:
+                 max_attempts: int = MAX_ATTEMPTS, spares: int = GPU_SPARES,
+                 defer_profile: bool = False) -> None:
         """Raises backends.BackendUnavailable when `backend` cannot run here, ValueError
         for a bad $KDOJO_TESTS_BUDGET_S / $KDOJO_EMU_BUDGET_S / $KDOJO_JOB_MEMORY_MB /
         $KDOJO_JOB_PIDS."""
         self.lessons_dir = Path(lessons_dir) if lessons_dir is not None else default_lessons_dir()
         self.backend = backends.resolve(backend)
-        self.keep_spare = keep_spare
         self.tests_budget_s = tests_budget_s or tests_budget_from_env(self.backend)
         if self.backend == "emu":
             from kernels.emu.backend import budget_s
@@ -100,19 +106,24 @@ class Judge:
         self.max_attempts = max(1, max_attempts)
         self.current_job: JobProcess | None = None  # the job process judging now (tests kill it)
         self.peak_gbps: float | None = None
+        self.defer_profile = defer_profile and self.backend == "cuda"
         self._lock = threading.Lock()
-        self._spare: JobProcess | None = None
-        if keep_spare:
-            self._spare = self._start()
-            self._spare.request_warm()  # nothing runs yet: warm fully now
+        on_gpu = self.backend != "emu"
+        self._pool = SparePool(self._start, (spares if on_gpu else 1) if keep_spare else 0,
+                               warm_beside_jobs=on_gpu)
+        self._profiling: JobProcess | None = None  # a deferred profile's job (cancel_profile)
+        self._pool.fill(warm=True)  # nothing runs yet: warm fully now
 
     def _start(self) -> JobProcess:
         return JobProcess(self.backend, self.lessons_dir, self.job_limits)
 
+    @property
+    def spares(self) -> list[JobProcess]:
+        """The spare job processes now (oldest first)."""
+        return self._pool.spares
+
     def close(self) -> None:
-        if self._spare is not None:
-            self._spare.close()
-            self._spare = None
+        self._pool.close()
 
     def __enter__(self) -> "Judge":
         return self
@@ -125,7 +136,7 @@ class Judge:
         to measure latency with a warm judge). False when there is no spare or it
         did not come up."""
         with self._lock:
-            return self._spare is not None and self._spare.wait_ready(timeout_s)
+            return self._pool.wait_ready(timeout_s)
 
     def exercise(self, exercise_id: str) -> Exercise:
         try:
@@ -136,14 +147,18 @@ class Judge:
     def run(self, source: str, exercise_id: str, bench: bool = True,
             on_event: Callable[[dict[str, Any]], None] | None = None,
             max_bench_sizes: int | None = None) -> dict[str, Any]:
-        """Judge `source`; returns the v1 result document. Raises UnknownExercise."""
+        """Judge `source`; returns the v1 result document. Raises UnknownExercise.
+        A deferred profile running on this judge is stopped first: no profile goes
+        ahead of a verdict."""
         exercise = self.exercise(exercise_id)
         emit = on_event or (lambda event: None)
+        self.cancel_profile()
         with self._lock:
             started = time.monotonic()
             job_doc = {"source": source, "exercise": exercise.id, "bench": bench,
                        "seed": secrets.randbits(62), "peak_gbps": self.peak_gbps,
-                       "max_bench_sizes": max_bench_sizes}
+                       "max_bench_sizes": max_bench_sizes, "profile": not self.defer_profile,
+                       "gate": self.backend == "cuda" and self._pool.size > 0}
             doc = self._attempts(exercise, job_doc, emit)
             bench_doc = doc.get("benchmark") or {}
             if bench_doc.get("peak_gbps"):
@@ -152,17 +167,63 @@ class Judge:
         emit({"stage": "done", "verdict": doc["verdict"]})
         return doc
 
+    def wants_profile(self, doc: dict[str, Any]) -> bool:
+        """True when `doc`, a result of this judge, left its GPU profile for `profile()`."""
+        if not self.defer_profile or doc.get("verdict") != "accepted" or "profile" in doc:
+            return False
+        from kernels import profile_run
+
+        return profile_run.enabled(self.exercise(doc["exercise"]), self.backend)
+
+    def profile(self, source: str, exercise_id: str,
+                benchmark: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """The profile of an attempt already judged accepted, made now in its own job
+        process (`benchmark`: its result's, for the roofline point). None when there
+        is none, it failed, or `cancel_profile()` stopped it (a verdict came first)."""
+        exercise = self.exercise(exercise_id)
+        with self._lock:
+            job = self._profiling = self._take()
+            try:
+                return self._profile_job(job, {"mode": "profile", "source": source, "exercise": exercise.id,
+                                               "seed": secrets.randbits(62), "benchmark": benchmark})
+            finally:
+                self._profiling = None
+                # stopped for a verdict: that verdict need not wait for this exit (an
+                # accepted kernel under ncu, not a runaway one)
+                job.kill(reap_in_background=job.sent_result or job.killed_by_us)
+                self._pool.fill(warm=True)
+
+    def cancel_profile(self) -> bool:
+        """Stop a deferred profile in flight (from any thread); True if one was."""
+        job = self._profiling
+        if job is None:
+            return False
+        job.kill(reap_in_background=True)
+        return True
+
+    def _profile_job(self, job: JobProcess, job_doc: dict[str, Any]) -> dict[str, Any] | None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        pending: list[Any] = list(job.early_events)
+        job.send(job_doc)
+        while True:
+            try:
+                event = pending.pop(0) if pending else job.read_event(deadline)
+            except (RuntimeError, ValueError):
+                return None
+            if not isinstance(event, dict):  # the deadline, or killed by cancel_profile()
+                return None
+            stage = event.get("stage")
+            if stage == "compiling":
+                deadline = time.monotonic() + PROFILE_JOB_S
+            elif stage == "_result":
+                job.sent_result = True
+                return (event.get("result") or {}).get("profile")
+            elif stage == "_internal_error":
+                log.error("deferred profile of %s failed: %s", job_doc["exercise"], event.get("error", ""))
+                return None
+
     def _take(self) -> JobProcess:
-        job, self._spare = (self._spare or self._start()), None
-        if self.keep_spare and self.backend != "emu":
-            # imports only while this job runs: its GPU warm-up (context,
-            # kernels, a 100 MB L2 flush) would disturb this job's timings.
-            # An emulator job is CPU-bound on every core (two compilers at
-            # once, then the tests beside the profiler's compile): a spare
-            # importing beside it took 0.3 CPU-s from it (block_sum's judge run
-            # 0.70 -> 0.58 s on 2 cores), so its spare starts when it ends.
-            self._spare = self._start()
-        return job
+        return self._pool.take()
 
     def _attempts(self, exercise: Exercise, job_doc: dict[str, Any],
                   emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
@@ -179,10 +240,7 @@ class Judge:
             finally:
                 # the job sent its result: its process only has to exit
                 job.kill(reap_in_background=job.sent_result)
-                if self.keep_spare and self._spare is None:  # the emulator's (_take)
-                    self._spare = self._start()
-                if self._spare is not None:
-                    self._spare.request_warm()
+                self._pool.fill(warm=True)  # the emulator's spare starts now
         message = Message(f"the judge lost its job process {len(lost)} times (last: {lost[-1]}); "
                           "not your fault: submit again, the operators have a log line", "internal")
         return result_doc.build(exercise=exercise.id, backend=self.backend, verdict="internal_error",
@@ -205,7 +263,7 @@ class Judge:
         state = _State()
         deadline = time.monotonic() + READY_TIMEOUT_S  # the job may still have to warm up
         pending: list[Any] = list(job.early_events)
-        job.send(job_doc)
+        job.send(job_doc, close=not job_doc.get("gate"))
         while True:
             try:
                 event = pending.pop(0) if pending else job.read_event(deadline)
@@ -237,6 +295,9 @@ class Judge:
                 state.current = None
             elif stage == "_bench_start":
                 state.stage = "benchmarking"
+                if job_doc.get("gate"):  # no spare's GPU phase beside the timed calls
+                    self._pool.settle()
+                    job.release()
                 # + peak-bandwidth measurement (first job only) and input generation
                 deadline = time.monotonic() + exercise.limits.bench_s + 2 * SLACK_S + 5
             elif stage == "_profile_start":  # #16: one more checked run and one NVRTC compile

@@ -43,8 +43,12 @@ class TestsOutcome:
 
 
 def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bool, seed: int,
-                 emit: Emit, bench_options: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Judge `source` and return the v1 result document."""
+                 emit: Emit, bench_options: dict[str, Any] | None = None,
+                 profile: bool = True) -> dict[str, Any]:
+    """Judge `source` and return the v1 result document. `profile=False`: no GPU
+    (ncu) profile here — the caller asks for it later (`run_profile`, #26); the
+    emulator's profile, counted beside the tests, is always made."""
+    profile = profile or backend.name != "cuda"
     started = time.perf_counter()
     if hasattr(backend, "start_submission"):  # the emulator's wall budget starts now (#11)
         backend.start_submission(time.monotonic())
@@ -59,7 +63,7 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
             compiled = CompileResult(exc.status, compiled.seconds, exc.log, exc.diagnostics)
             needs_gpu = exc.needs_gpu
     timings["compile_s"] = time.perf_counter() - started
-    if program is not None and hasattr(backend, "prepare_profile"):
+    if program is not None and profile and hasattr(backend, "prepare_profile"):
         from kernels import profile_run
 
         if profile_run.enabled(exercise, backend.name):  # the emulator's profiler program, beside the tests (#16)
@@ -80,14 +84,14 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
     emit({"stage": "tested", "verdict": outcome.verdict, "message": str(outcome.message),
           **result_doc.code_fields(outcome.message), "benchmark_follows": bool(will_bench)})
     if not will_bench:
-        profile = _profile(exercise, source, backend, program, compiled, seed, emit) \
-            if outcome.verdict == "accepted" else None
-        return finish(outcome.verdict, outcome.message, tests, diags, None, profile)
+        found = _profile(exercise, source, backend, program, compiled, seed, emit) \
+            if outcome.verdict == "accepted" and profile else None
+        return finish(outcome.verdict, outcome.message, tests, diags, None, found)
     bench_started = time.perf_counter()
     emit({"stage": "_bench_start"})
     from kernels.bench_run import run_benchmark  # imports cupy: only on timing backends
 
-    pending = _start_profile(exercise, source, backend, compiled, seed)  # ncu starts while we time
+    pending = _start_profile(exercise, source, backend, compiled, seed) if profile else None
     try:
         benchmark, problem = run_benchmark(exercise, backend, program, compiled.constants, seed, emit,
                                            **(bench_options or {}))
@@ -95,11 +99,26 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
         if problem:
             return finish("wrong_answer", Message(problem, "bench_wrong", case="", detail=problem),
                           tests, diags, None)
-        profile = _profile(exercise, source, backend, program, compiled, seed, emit, benchmark, pending)
+        found = _profile(exercise, source, backend, program, compiled, seed, emit, benchmark, pending) \
+            if profile else None
     finally:
         if pending is not None:
             pending.cancel()
-    return finish("accepted", outcome.message, tests, diags, benchmark, profile)
+    return finish("accepted", outcome.message, tests, diags, benchmark, found)
+
+
+def run_profile(exercise: Exercise, source: str, backend: Backend, seed: int, emit: Emit,
+                benchmark: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The profile of an attempt already judged accepted, on its own (#26: on a GPU the
+    ncu profile runs after the result was delivered, as lower-priority work)."""
+    compiled = compile_submission(source, exercise, backend.arch)
+    try:
+        program = backend.build(exercise, source, compiled.constants) if compiled.ok else None
+    except BuildError:
+        program = None  # judged accepted before: nothing to profile now is no one's error
+    if program is None:
+        return None
+    return _profile(exercise, source, backend, program, compiled, seed, emit, benchmark)
 
 
 def _finisher(exercise: Exercise, backend: Backend, compiled: CompileResult, started: float,

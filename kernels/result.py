@@ -35,6 +35,8 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "compile_timeout": ("seconds",),
     "bench_timeout": ("seconds",),
     "bench_wrong": ("case", "detail"),
+    # a time below the device's physical floor (#26): no time recorded, flagged for review
+    "bench_below_floor": ("case", "ms", "floor_ms", "bound"),
     "internal": (),
     "mismatch": ("where", "expected", "got", "count", "size", "never_written"),
     "size_mismatch": ("name", "want", "got"),
@@ -188,3 +190,12 @@ def _validate_benchmark(errors: list[str], bench: Any) -> None:
         keys = {"n", "label", "dims", "ms", "ms_err", "best_ms", "baselines"}
         _expect(errors, isinstance(size, dict) and keys <= set(size),
                 f"benchmark.sizes[{i}] needs {', '.join(sorted(keys))}")
+    refused = bench.get("refused")
+    if refused is None:
+        return
+    # a refused benchmark (#26) has no time: geomean_ms null, and a coded message
+    _expect(errors, bench["geomean_ms"] is None, "a refused benchmark has geomean_ms null")
+    if not isinstance(refused, dict) or not isinstance(refused.get("message"), str):
+        errors.append("benchmark.refused needs a message")
+        return
+    _validate_code(errors, refused, "benchmark.refused.")

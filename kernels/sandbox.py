@@ -155,9 +155,14 @@ class JobProcess:
     def stderr_tail(self) -> str:
         return bytes(self._stderr[-4000:]).decode("utf-8", "replace")
 
-    def send(self, job: dict[str, Any]) -> None:
-        """Send the job line and close stdin (one job per process)."""
-        self._write(job, close=True)
+    def send(self, job: dict[str, Any], close: bool = True) -> None:
+        """Send the job line and close stdin (one job per process); `close=False`
+        keeps it open for `release()` (the benchmark's gate, kernels/worker.py)."""
+        self._write(job, close=close)
+
+    def release(self) -> None:
+        """Let a job waiting at its benchmark's gate start timing; closes stdin."""
+        self._write({"go": True}, close=True)
 
     def request_warm(self) -> None:
         """Ask for the GPU phase of warming (once)."""

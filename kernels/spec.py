@@ -124,6 +124,9 @@ class BenchmarkSpec:
     bytes: Expr | None
     flops: Expr | None
     baselines: tuple[BaselineSpec, ...]
+    # the least bytes any correct kernel must move, for the physical floor (#26);
+    # None: `bytes` is already that least (most exercises' models are)
+    floor_bytes: Expr | None = None
 
 
 @dataclass(frozen=True)

@@ -284,7 +284,9 @@ def _ctype_of(dtype: str) -> str:
 
 def _benchmark(ctx: _Ctx, table: dict, cases: tuple[Case, ...], buffers: tuple[BufferSpec, ...],
                names: set[str]) -> BenchmarkSpec:
-    bytes_expr = flops_expr = None
+    bytes_expr = flops_expr = floor_expr = None
+    if "floor_bytes" in table:
+        floor_expr = parse_expr(ctx.path, "benchmark.floor_bytes", table["floor_bytes"], names)
     if "bytes" in table:
         bytes_expr = parse_expr(ctx.path, "benchmark.bytes", table["bytes"], names)
     if "flops" in table:
@@ -295,10 +297,10 @@ def _benchmark(ctx: _Ctx, table: dict, cases: tuple[Case, ...], buffers: tuple[B
         if not isinstance(item, dict):
             raise ctx.fail(where, "expected a table")
         baselines.append(_baseline(ctx, name, item, where, buffers, names))
-    unknown = sorted(set(table) - {"sizes", "cases", "bytes", "flops", "baselines"})
+    unknown = sorted(set(table) - {"sizes", "cases", "bytes", "flops", "floor_bytes", "baselines"})
     if unknown:
         raise ctx.fail(f"benchmark.{unknown[0]}", "unknown field")
-    return BenchmarkSpec(cases, bytes_expr, flops_expr, tuple(baselines))
+    return BenchmarkSpec(cases, bytes_expr, flops_expr, tuple(baselines), floor_expr)
 
 
 def _baseline(ctx: _Ctx, name: str, item: dict, where: str, buffers: tuple[BufferSpec, ...],

@@ -33,18 +33,20 @@ def measure(work: Callable[[int], Any], flush: Callable[[], None], *,
             after: Callable[[int], None] | None = None,
             target_rse: float = 0.005, min_reps: int = 10, max_reps: int = 2000,
             cap_s: float = 2.0) -> Summary:
-    """Time `work(rep)` (rep = 0, 1, … lets callers rotate fresh inputs).
+    """Time `work(rep)` (rep = 0, 1, … lets callers give each call fresh inputs;
+    the untimed warm-up call is rep -1, so no timed call repeats its inputs).
 
-    `reset(rep)` runs before the flush, `after(rep)` after the end event (e.g. to
-    stash outputs for the correctness re-check); neither is timed.
+    `reset(rep)` runs before the flush, `after(rep)` after the end event (the
+    benchmark verifies each timed output there); neither is timed. With `after`,
+    the time cap is also checked after every call: verification may be slow.
     """
     import cupy
 
     stream = cupy.cuda.get_current_stream()
     started = time.perf_counter()
     if reset:
-        reset(0)
-    work(0)  # warm-up: first-launch costs, and the estimate of one call
+        reset(-1)
+    work(-1)  # warm-up: first-launch costs, and the estimate of one call
     stream.synchronize()
     times_ms: list[float] = []
     # slow calls (a naive baseline: tens of ms) start with the minimum batch
@@ -60,10 +62,12 @@ def measure(work: Callable[[int], Any], flush: Callable[[], None], *,
             begin.record(stream)
             work(rep)
             end.record(stream)
-            if after:
-                after(rep)
             events.append((begin, end))
             rep += 1
+            if after:
+                after(rep - 1)
+                if time.perf_counter() - started > cap_s:
+                    break
         end.synchronize()
         times_ms += [cupy.cuda.get_elapsed_time(b, e) for b, e in events]
         summary = summarize(times_ms)

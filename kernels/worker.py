@@ -7,7 +7,11 @@ Warming has two phases. First what needs no GPU (imports, cupy, NVRTC);
 then the worker reads stdin. A line `{"warm": true}` asks for the GPU phase
 (context, cupy's kernels, the L2 flush buffer, a first module load), after
 which it announces `{"stage": "_ready"}` and reads the job line:
-`{"source": …, "exercise": …, "bench": bool, "seed": int, "peak_gbps": float|null}`.
+`{"source": …, "exercise": …, "bench": bool, "seed": int, "peak_gbps": float|null,
+"profile": bool, "gate": bool}` (`"mode": "profile"` instead: compile and profile
+only, the result is `{"profile": …}`). With `gate`, the job waits after its
+`_bench_start` event for a line `{"go": true}`: the supervisor sends it once no
+spare is in its GPU phase, so no warming spare disturbs the timed calls.
 A job line that comes first runs the GPU phase itself. The split lets the
 supervisor keep a spare's GPU work from overlapping a running job's timings.
 Events go to the original stdout; the kernel's printf goes to a capture file.
@@ -86,14 +90,27 @@ def _preload(backend: Any) -> None:
 
 def _run_job(job: dict[str, Any], backend: Any, lessons: str | None, emit) -> dict[str, Any]:
     from kernels.catalog import find_exercise
-    from kernels.pipeline import run_pipeline
+    from kernels.pipeline import run_pipeline, run_profile
 
     exercise = find_exercise(job["exercise"], lessons)
+    if job.get("mode") == "profile":
+        return {"profile": run_profile(exercise, job["source"], backend, int(job["seed"]), emit,
+                                       job.get("benchmark"))}
     options = {"peak": job.get("peak_gbps")}
     if job.get("max_bench_sizes"):
         options["max_sizes"] = int(job["max_bench_sizes"])
     return run_pipeline(exercise, job["source"], backend, bench=bool(job.get("bench", True)),
-                        seed=int(job["seed"]), emit=emit, bench_options=options)
+                        seed=int(job["seed"]), emit=_gated(emit) if job.get("gate") else emit,
+                        bench_options=options, profile=bool(job.get("profile", True)))
+
+
+def _gated(emit):
+    """`emit` that, after `_bench_start`, waits for the supervisor's go line (or EOF)."""
+    def gated(event: dict[str, Any]) -> None:
+        emit(event)
+        if event.get("stage") == "_bench_start":
+            sys.stdin.readline()
+    return gated
 
 
 if __name__ == "__main__":

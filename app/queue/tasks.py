@@ -3,6 +3,12 @@
 The task carries only a submission id; the worker reads everything else from
 the database (the source of truth), judges it with one `kernels.judge.Judge`
 per worker thread, and stores the result through app.services.judging.
+
+On a GPU the ncu profile is not part of that (#26): the result is stored
+first, then a `profile_submission` task makes the profile when no judging
+task waits, and stores it into the same row (`judging.store_profile`, event
+`profiled`). A judging task stops a profile in flight; the profile is tried
+again later (PROFILE_TRIES in all).
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ from app.settings import Settings
 
 log = logging.getLogger("kdojo.worker")
 TASK_NAME = "judge_submission"
+PROFILE_TASK_NAME = "profile_submission"
+PROFILE_TRIES = 150  # a profile put off by waiting or arriving submissions: 5 minutes of tries
+PROFILE_RETRY_S = 2.0
 
 
 class JudgeRuntime:
@@ -42,11 +51,12 @@ class JudgeRuntime:
         self._judges: list[Any] = []
         self._lock = threading.Lock()
         self._warming: threading.Thread | None = None
+        self.judging = 0  # judging tasks in flight here: a profile waits for none
 
     def _new_judge(self) -> Any:
         from kernels.judge import Judge  # the web may import kernels, never the reverse
 
-        judge = Judge(self.settings.lessons_dir, backend=self.settings.judge_backend)
+        judge = Judge(self.settings.lessons_dir, backend=self.settings.judge_backend, defer_profile=True)
         with self._lock:
             self._judges.append(judge)
         return judge
@@ -64,13 +74,20 @@ class JudgeRuntime:
         self._warming = threading.Thread(target=start, name="kdojo-judge-warm", daemon=True)
         self._warming.start()
 
-    def _borrow(self) -> Any:
+    def _borrow(self, wait_s: float = 0.0) -> Any:
         if self._warming is not None and self._warming.is_alive():
             self._warming.join(timeout=120)  # the judge being warmed is the one to use
         try:
-            return self._idle.get_nowait()
+            return self._idle.get(timeout=wait_s) if wait_s else self._idle.get_nowait()
         except queue.Empty:
             return self._new_judge()
+
+    def _preempt_profiles(self) -> bool:
+        """Stop every deferred profile in flight here; True if one was."""
+        with self._lock:
+            judges = list(self._judges)
+        stopped = [judge.cancel_profile() for judge in judges]  # every one, not the first
+        return any(stopped)
 
     def close(self) -> None:
         if self._warming is not None:
@@ -83,7 +100,18 @@ class JudgeRuntime:
             except Exception:  # noqa: BLE001 - closing must not stop shutdown
                 log.exception("closing a judge failed")
 
-    def judge_submission(self, submission_id: int) -> None:
+    def judge_submission(self, submission_id: int, profile_later: Any = None) -> None:
+        """Judge and store; `profile_later(submission_id, attempt)` is called when the
+        result left its profile for later."""
+        with self._lock:
+            self.judging += 1
+        try:
+            self._judge_submission(submission_id, profile_later)
+        finally:
+            with self._lock:
+                self.judging -= 1
+
+    def _judge_submission(self, submission_id: int, profile_later: Any) -> None:
         worker_id = f"{self.worker_id}:{threading.get_ident()}"
         with transaction(self.factory) as session:
             attempt = judging.claim(session, submission_id, worker_id)
@@ -95,14 +123,38 @@ class JudgeRuntime:
         beat = _Heartbeat(self.factory, submission_id, attempt, self.settings.heartbeat_s)
         beat.start()
         try:
-            result = self._run_judge(submission_id, source, exercise_id, mode)
+            result, wants_profile = self._run_judge(submission_id, source, exercise_id, mode)
         finally:
             beat.stop()
         with transaction(self.factory) as session:
             if not judging.finish(session, submission_id, attempt, result, self.catalog):
                 log.warning("submission %s attempt %s lost its row; result dropped", submission_id, attempt)
+                return
+        if wants_profile and profile_later is not None:
+            profile_later(submission_id, attempt)
 
-    def _run_judge(self, submission_id: int, source: str, exercise_id: str, mode: str) -> dict[str, Any]:
+    def profile_submission(self, submission_id: int, attempt: int) -> str:
+        """Make and store a deferred profile: "stored", "gone" (the row moved on or the
+        profiler gave nothing) or "preempted" (a judging task stopped it: try later)."""
+        with transaction(self.factory) as session:
+            row = session.get(Submission, submission_id)
+            if row is None or row.status != "done" or row.attempts != attempt or not row.result:
+                return "gone"
+            source, exercise_id = row.source, row.exercise_id
+            benchmark = row.result.get("benchmark")
+            add_event(session, submission_id, "profiling", {})
+        judge = self._borrow()
+        try:
+            found = judge.profile(source, exercise_id, benchmark)
+        finally:
+            self._idle.put(judge)
+        if found is None:
+            return "preempted" if self.judging else "gone"
+        with transaction(self.factory) as session:
+            return "stored" if judging.store_profile(session, submission_id, attempt, found) else "gone"
+
+    def _run_judge(self, submission_id: int, source: str, exercise_id: str,
+                   mode: str) -> tuple[dict[str, Any], bool]:
         def on_event(event: dict[str, Any]) -> None:
             mapped = judge_event_to_stage(event)
             if mapped is None:
@@ -114,16 +166,18 @@ class JudgeRuntime:
                 log.exception("storing a stage event of submission %s failed", submission_id)
 
         try:
-            judge = self._borrow()
+            # a profile in flight stops; its judge comes back to the idle ones at once
+            judge = self._borrow(wait_s=5.0 if self._preempt_profiles() else 0.0)
             try:
-                return judge.run(source, exercise_id, bench=(mode == "submit"), on_event=on_event)
+                result = judge.run(source, exercise_id, bench=(mode == "submit"), on_event=on_event)
+                return result, judge.wants_profile(result)
             finally:
                 self._idle.put(judge)
         except Exception as exc:  # noqa: BLE001 - any judge failure is ours, reported as such
             log.exception("judging submission %s failed", submission_id)
             return judging.internal_error_result(
                 exercise_id, f"The judge failed ({type(exc).__name__}); this is our fault, not yours."
-            )
+            ), False
 
 
 class _Heartbeat:
@@ -155,11 +209,22 @@ def register(huey: Huey) -> TaskWrapper:
     """Register the judging task on `huey`. Enqueuing needs only this; running it
     needs `huey.kdojo_runtime` (set by the embedded or stand-alone worker)."""
 
-    @huey.task(name=TASK_NAME)
-    def judge_submission(submission_id: int) -> None:
+    def runtime_of() -> JudgeRuntime:
         runtime: JudgeRuntime | None = getattr(huey, "kdojo_runtime", None)
         if runtime is None:
             raise RuntimeError("this process runs no judge worker")
-        runtime.judge_submission(submission_id)
+        return runtime
+
+    @huey.task(name=PROFILE_TASK_NAME)
+    def profile_submission(submission_id: int, attempt: int, tries: int = 1) -> None:
+        runtime = runtime_of()
+        waiting = runtime.judging > 0 or any(t.name == TASK_NAME for t in huey.pending())
+        outcome = "preempted" if waiting else runtime.profile_submission(submission_id, attempt)
+        if outcome == "preempted" and tries < PROFILE_TRIES:
+            profile_submission.schedule((submission_id, attempt, tries + 1), delay=PROFILE_RETRY_S)
+
+    @huey.task(name=TASK_NAME)
+    def judge_submission(submission_id: int) -> None:
+        runtime_of().judge_submission(submission_id, profile_later=profile_submission)
 
     return judge_submission

@@ -53,12 +53,15 @@ def finish(
 ) -> bool:
     """Store the judge's result for this attempt, award XP and achievements, emit
     `done`. Returns False (and changes nothing) when the attempt lost the row."""
+    values: dict[str, Any] = {"status": "done", "verdict": str(result.get("verdict", "internal_error")),
+                              "result": result, "finished_at": utcnow()}
+    if ((result.get("benchmark") or {}).get("refused")):
+        values["flagged"] = True  # a time below the GPU's physical floor: off the leaderboard, for review (#26)
     stored = session.execute(
         update(Submission)
         .where(Submission.id == submission_id, Submission.status == "running",
                Submission.attempts == attempt)
-        .values(status="done", verdict=str(result.get("verdict", "internal_error")),
-                result=result, finished_at=utcnow())
+        .values(**values)
     )
     if stored.rowcount != 1:
         return False
@@ -71,6 +74,17 @@ def finish(
     submission.achievements = unlocked
     add_event(session, submission_id, "done",
               {"verdict": submission.verdict, "xp_awarded": xp_gained, "achievements": unlocked})
+    return True
+
+
+def store_profile(session: Session, submission_id: int, attempt: int, profile: dict[str, Any]) -> bool:
+    """Add a profile made after the result (#26) to that result, and emit `profiled`.
+    False (nothing changed) when the row was judged again or is gone meanwhile."""
+    row = session.get(Submission, submission_id)
+    if row is None or row.status != "done" or row.attempts != attempt or not row.result:
+        return False
+    row.result = {**row.result, "profile": profile}  # a new object: the JSON column sees the change
+    add_event(session, submission_id, "profiled", {"source": profile.get("source")})
     return True
 
 

@@ -25,19 +25,19 @@ def test_spare_warms_and_each_run_gets_a_fresh_process(scratch_exercise):
     lessons = scratch_exercise.parents[2]
     with Judge(lessons, backend="emu") as judge:
         assert judge.wait_ready(120)
-        first_spare = judge._spare
+        first_spare = judge.spares[0]
         events: list[dict] = []
         spares_while_judging: list[object] = []
 
         def on_event(event: dict) -> None:
             events.append(event)
-            spares_while_judging.append(judge._spare)
+            spares_while_judging.append(judge.spares)
 
         doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=True,
                         on_event=on_event)
         # an emulator job keeps every core busy: its spare starts once it has ended
-        assert spares_while_judging and all(s is None for s in spares_while_judging[:-1])
-        assert judge._spare is not None and judge._spare is not first_spare
+        assert spares_while_judging and all(s == [] for s in spares_while_judging[:-1])
+        assert len(judge.spares) == 1 and judge.spares[0] is not first_spare
         # the job's process was killed; it is reaped on a thread, so give it a moment to go
         assert first_spare.proc.wait(10) is not None
         assert doc["verdict"] == "accepted", doc["message"]
@@ -93,7 +93,7 @@ def test_a_case_that_hangs_is_killed_at_its_deadline(scratch_exercise):
     _break_generate(scratch_exercise, "import time; time.sleep(3600)", run_s=1)
     with Judge(scratch_exercise.parents[2], backend="emu") as judge:
         assert judge.wait_ready(120)
-        job = judge._spare
+        job = judge.spares[0]
         started = time.monotonic()
         doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False)
         elapsed = time.monotonic() - started

@@ -66,15 +66,19 @@ def _instrument(lessons: Path) -> Path:
 
 
 def _gaps(log: Path) -> list[float]:
-    """For each reference computed: the time since its inputs were first generated."""
-    first_generated: dict[str, float] = {}
+    """For each reference computed: the time since its inputs were first generated.
+    A timed benchmark call's inputs are its base set's scaled by 2^e per element,
+    e in {-1, 0, 1} (kernels/bench_integrity.py): the first element names the set
+    divided by 1, 2 or 1/2."""
+    first_generated: dict[float, float] = {}
     gaps = []
     for line in log.read_text().splitlines():
-        kind, at, fingerprint = line.split()
+        kind, at, first = line.split()
         if kind == "generate":
-            first_generated.setdefault(fingerprint, float(at))
+            first_generated.setdefault(float(first), float(at))
         else:
-            gaps.append(float(at) - first_generated[fingerprint])
+            base = next(float(first) * f for f in (1.0, 0.5, 2.0) if float(first) * f in first_generated)
+            gaps.append(float(at) - first_generated[base])
     return gaps
 
 
@@ -116,11 +120,9 @@ def _exercise_ids() -> list[str]:
 
 @pytest.mark.parametrize("exercise_id", _exercise_ids())
 def test_every_exercise_generates_the_same_inputs_again_from_the_same_seed(exercise_id):
-    # the benchmark's re-check generates each input set again after the timed calls
-    # (kernels/bench_run.py); that is only sound if generate() depends on its rng alone
+    # a judged attempt can be judged again with the same seed and see the same inputs
     import numpy as np
 
-    from kernels.bench_run import _fingerprint
     from kernels.catalog import find_exercise
     from kernels.plan import case_dict, load_reference
 
@@ -130,5 +132,4 @@ def test_every_exercise_generates_the_same_inputs_again_from_the_same_seed(exerc
         cased = case_dict(case, {c.name: c.default for c in exercise.constants})
         first = reference.generate(cased, np.random.default_rng(1234))
         again = reference.generate(cased, np.random.default_rng(1234))
-        assert _fingerprint(first) == _fingerprint(again), case.label
         assert all(np.array_equal(first[name], again[name]) for name in first), case.label

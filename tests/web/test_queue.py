@@ -193,3 +193,29 @@ def test_on_a_gpu_submit_is_timed_and_speed_tiers_follow_the_benchmark(tmp_path,
     assert body["verdict"] == "accepted" and result["backend"] == "cuda"
     assert result["benchmark"]["sizes"] and result["benchmark"]["geomean_ms"] > 0
     assert body["xp_awarded"] == 90 + sum(t.xp for t in xp.tiers_reached(result))
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_result_comes_first_and_its_profile_after(tmp_path, lessons_dir):
+    # #26: the ncu profile is not on the result's path; the worker stores it afterwards
+    settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, judge_backend="cuda")
+    upgrade(settings.database_url)
+    with TestClient(create_app(settings)) as client:
+        client.get("/api/me/progress")
+        if not client.get("/api/status").json()["profiler"]["enabled"]:
+            pytest.skip("no ncu here: nothing is profiled")
+        signup(client)
+        response = client.post("/api/submissions", json={"exercise_id": EXERCISE, "source": CORRECT},
+                               headers=csrf(client))
+        sub_id = response.json()["id"]
+        body = _wait_done(client, sub_id, timeout_s=300)
+        assert body["verdict"] == "accepted" and body["result"]["benchmark"]["geomean_ms"] > 0
+        deadline = time.monotonic() + 30
+        while "profile" not in body["result"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+            body = client.get(f"/api/submissions/{sub_id}").json()
+        assert body["result"]["profile"]["source"] == "ncu"
+        with client.app.state.sessionmaker() as session:
+            events = session.scalars(select(SubmissionEvent.event).where(SubmissionEvent.submission_id == sub_id)
+                                     .order_by(SubmissionEvent.seq)).all()
+        assert events.index("done") < events.index("profiled")
