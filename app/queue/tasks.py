@@ -1,8 +1,12 @@
 """The judging task and the runtime it runs in.
 
-The task carries only a submission id; the worker reads everything else from
-the database (the source of truth), judges it with one `kernels.judge.Judge`
-per worker thread, and stores the result through app.services.judging.
+A job means "judge the next fair submission of this queue": the worker claims
+whichever queued row the fair queue puts first (app/services/fairqueue.py),
+reads everything else from the database (the source of truth), judges it with
+one `kernels.judge.Judge` per worker thread, and stores the result through
+app.services.judging. The job still carries the id of the submission that
+caused it, for the log only: one job is enqueued per queued row, so every row
+is claimed by some job, in the fair order rather than the order of the jobs.
 """
 
 from __future__ import annotations
@@ -83,12 +87,15 @@ class JudgeRuntime:
             except Exception:  # noqa: BLE001 - closing must not stop shutdown
                 log.exception("closing a judge failed")
 
-    def judge_submission(self, submission_id: int) -> None:
+    def judge_next(self) -> int | None:
+        """Claim and judge the next fair submission of our queue; its id, or None
+        when nothing waits (a duplicate job, or its row was taken by an earlier one)."""
         worker_id = f"{self.worker_id}:{threading.get_ident()}"
         with transaction(self.factory) as session:
-            attempt = judging.claim(session, submission_id, worker_id)
-            if attempt is None:
-                return  # taken by another worker, finished, or unknown: nothing to do
+            claimed = judging.claim_next(session, self.settings.queue_name, worker_id)
+            if claimed is None:
+                return None
+            submission_id, attempt = claimed
             submission = session.get(Submission, submission_id)
             assert submission is not None
             source, exercise_id, mode = submission.source, submission.exercise_id, submission.mode
@@ -101,6 +108,7 @@ class JudgeRuntime:
         with transaction(self.factory) as session:
             if not judging.finish(session, submission_id, attempt, result, self.catalog):
                 log.warning("submission %s attempt %s lost its row; result dropped", submission_id, attempt)
+        return submission_id
 
     def _run_judge(self, submission_id: int, source: str, exercise_id: str, mode: str) -> dict[str, Any]:
         def on_event(event: dict[str, Any]) -> None:
@@ -157,9 +165,12 @@ def register(huey: Huey) -> TaskWrapper:
 
     @huey.task(name=TASK_NAME)
     def judge_submission(submission_id: int) -> None:
+        # `submission_id` only says which row's arrival caused this job (see the module's doc).
         runtime: JudgeRuntime | None = getattr(huey, "kdojo_runtime", None)
         if runtime is None:
             raise RuntimeError("this process runs no judge worker")
-        runtime.judge_submission(submission_id)
+        judged = runtime.judge_next()
+        if judged is not None and judged != submission_id:
+            log.debug("job for submission %s judged submission %s (the fair queue's next)", submission_id, judged)
 
     return judge_submission
