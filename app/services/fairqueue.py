@@ -12,13 +12,15 @@ queued it gets a `fair_tag`, its round:
 
     fair_tag = max(head, 1 + the learner's highest tag still queued or running)
 
-where `head` is the lowest tag queued in that queue (none queued: the highest
-tag running; nothing at all: 0). Rows are judged in (fair_tag, id) order. A
-learner's rows take consecutive rounds, so a flooder's backlog spreads over
-many rounds, while a newcomer's row joins the current one: it waits behind,
-at most, one row of each other active learner. Tags never change while a row
-waits (a re-queued row keeps its own and goes back near the front), so a
-position only grows when a newcomer's round comes before the row's own.
+where `head` is the current round of that queue: the round of the row claimed
+last (the highest tag running) or, if lower, the lowest tag still queued (0
+when the queue is empty). Rows are judged in (fair_tag, id) order. A learner's
+rows take consecutive rounds, so a flooder's backlog spreads over many rounds,
+while a newcomer's row joins the current one: it waits behind, at most, one
+queued row of each other active learner (and the jobs already running). Tags
+never change while a row waits (a re-queued row keeps its own and goes back
+near the front), so a position only grows when a newcomer's round comes
+before the row's own.
 
 Each queue (KDOJO_QUEUE_NAME, one per GPU kind) has its own order. The
 database is the truth: a Huey job means "judge the next fair submission of
@@ -60,11 +62,12 @@ def next_tag(session: Session, queue_name: str, key: str) -> int:
     highest_running = select(func.max(Submission.fair_tag)).where(in_queue, Submission.status == "running")
     learners_last = select(func.max(Submission.fair_tag)).where(
         in_queue, Submission.fair_key == key, Submission.status.in_(("queued", "running")))
-    head, last = session.execute(select(
-        func.coalesce(lowest_queued.scalar_subquery(), highest_running.scalar_subquery(), 0),
-        learners_last.scalar_subquery(),
+    queued, running, last = session.execute(select(
+        lowest_queued.scalar_subquery(), highest_running.scalar_subquery(), learners_last.scalar_subquery(),
     )).one()
-    return max(int(head), int(last) + 1 if last is not None else 0)
+    current = [int(tag) for tag in (queued, running) if tag is not None]
+    head = min(current) if current else 0
+    return max(head, int(last) + 1 if last is not None else 0)
 
 
 def _serialize_key(session: Session, key: str) -> None:
