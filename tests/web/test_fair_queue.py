@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -20,7 +21,7 @@ from app.models import Submission, User
 from app.services import admin_grading, judging
 from app.services import submissions as service
 from app.services.admin_audit import Actor
-from tests.web.conftest import EXERCISE, make_settings
+from tests.web.conftest import EXERCISE, csrf, make_settings, signup
 from tests.web.test_scaleout import pg_url  # noqa: F401 - the fixture
 
 LIMITS = service.Limits(max_pending=20, per_hour=100, anonymous_per_hour=100, max_source_bytes=10_000,
@@ -210,3 +211,38 @@ def test_the_reaper_takes_only_its_own_queues_rows(sqlite_queue: Queue) -> None:
         found = judging.reap(session, stale_after_s=60, max_attempts=3, requeue_queued_after_s=-1,
                              queue_name="kdojo")
     assert found == [mine] and theirs not in found
+
+
+def test_learners_are_told_distinct_true_positions_over_the_api(app) -> None:  # noqa: ANN001
+    """Issue #25: three learners were all told "3". POST, GET and the SSE stream agree."""
+
+    def learner(n: int) -> TestClient:
+        client = TestClient(app)
+        client.get("/api/me/progress")
+        signup(client, email=f"l{n}@example.com")
+        return client
+
+    def post(client: TestClient) -> dict:
+        response = client.post("/api/submissions", json={"exercise_id": EXERCISE, "source": "// k"},
+                               headers=csrf(client))
+        assert response.status_code == 202, response.text
+        return response.json()
+
+    clients = [learner(n) for n in range(4)]
+    first = [post(c) for c in clients[:3]]
+    assert [p["position"] for p in first] == [1, 2, 3]
+    second = post(clients[0])  # the first learner's second row: the next round
+    assert second["position"] == 4
+    newcomer = post(clients[3])  # joins the current round, ahead of that second row
+    assert newcomer["position"] == 4
+    mine = [(c, p["id"]) for c, p in zip(clients, first, strict=False)]
+    mine += [(clients[0], second["id"]), (clients[3], newcomer["id"])]
+    now = [c.get(f"/api/submissions/{i}").json()["position"] for c, i in mine]
+    assert now == [1, 2, 3, 5, 4]
+    for client, submission_id in mine:
+        with client.stream("GET", f"/api/submissions/{submission_id}/events") as stream:
+            for line in stream.iter_lines():
+                if line.startswith("data: "):  # the stored `queued` event, as posted
+                    break
+        posted = {p["id"]: p["position"] for p in [*first, second, newcomer]}[submission_id]
+        assert line == f'data: {{"position": {posted}}}'
