@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import Select, and_, case, func, or_, select, text
+from sqlalchemy import and_, bindparam, case, func, or_, select, text
 from sqlalchemy.orm import Session, aliased
 
 from app.models import Submission
@@ -93,19 +93,19 @@ POSITION = case(
 )
 
 
+# Built once: the GET poll runs them for every waiting learner (issue #13).
+_POSITIONS = select(Submission.id, POSITION).where(Submission.id.in_(bindparam("ids", expanding=True)))
+WITH_POSITION = select(Submission, POSITION).where(Submission.id == bindparam("submission_id"))
+
+
 def positions(session: Session, submission_ids: Iterable[int]) -> dict[int, int]:
     """{id: position} for the given ids: 1 = next to be judged in its queue, 0 once
     running or done (or unknown). Positions within a queue are 1, 2, 3… without gaps."""
-    wanted = {int(i) for i in submission_ids}
+    wanted = sorted({int(i) for i in submission_ids})
     if not wanted:
         return {}
-    found = dict(session.execute(select(Submission.id, POSITION).where(Submission.id.in_(wanted))).all())
+    found = {row_id: position for row_id, position in session.execute(_POSITIONS, {"ids": wanted})}
     return {i: int(found.get(i, 0)) for i in wanted}
-
-
-def with_position(submission_id: int) -> Select:
-    """(Submission, position) of one row, in one statement."""
-    return select(Submission, POSITION).where(Submission.id == submission_id)
 
 
 def next_queued(session: Session, queue_name: str) -> int | None:

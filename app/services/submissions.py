@@ -144,7 +144,7 @@ def queue_positions(session: Session, submission_ids: Iterable[int]) -> dict[int
 
 def get_with_position(session: Session, owner: Owner, submission_id: int) -> tuple[Submission, int]:
     """`get` and `queue_position` in one query (issue #13: every waiting learner polls it)."""
-    row = session.execute(fairqueue.with_position(submission_id)).first()
+    row = session.execute(fairqueue.WITH_POSITION, {"submission_id": submission_id}).first()
     if row is None or not can_read(owner, row[0]):
         raise NotFound(f"There is no submission {submission_id} of yours.")
     return row[0], int(row[1] or 0)
