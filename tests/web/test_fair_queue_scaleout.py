@@ -1,5 +1,5 @@
-"""The fair queue scaled out (#25): PostgreSQL, RedisHuey and two stand-alone
-`kdojo worker`s taking jobs at the same time. Every job claims the next fair row
+"""The fair queue scaled out (#25): PostgreSQL, RedisHuey and two workers taking
+jobs at the same time (a `kdojo worker` process, and the same loop in a thread). Every job claims the next fair row
 (FOR UPDATE SKIP LOCKED), so each submission is judged exactly once, and a
 learner behind a flood is judged before the flood's backlog."""
 
