@@ -12,9 +12,9 @@ queued it gets a `fair_tag`, its round:
 
     fair_tag = max(head, 1 + the learner's highest tag still queued or running)
 
-where `head` is the current round of that queue: the round of the row claimed
-last (the highest tag running) or, if lower, the lowest tag still queued (0
-when the queue is empty). Rows are judged in (fair_tag, id) order. A learner's
+where `head` is the current round of that queue: the highest tag being judged
+(claims go in tag order, so that is the round being served) or, if lower, the
+lowest tag still queued (0 when the queue is empty). Rows are judged in (fair_tag, id) order. A learner's
 rows take consecutive rounds, so a flooder's backlog spreads over many rounds,
 while a newcomer's row joins the current one: it waits behind, at most, one
 queued row of each other active learner (and the jobs already running). Tags
