@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_judging import CORRECT, open_lesson, type_kernel, wait_for_verdict
+from tests.browser.test_judging import (
+    CORRECT,
+    open_lesson,
+    type_kernel,
+    wait_for_verdict,
+)
 
 pytestmark = pytest.mark.browser
 

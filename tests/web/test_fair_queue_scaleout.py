@@ -80,7 +80,9 @@ def worker_process(settings: Settings, log_path: Path) -> Iterator[subprocess.Po
             proc.wait()
 
 
-def test_two_workers_judge_each_submission_once_in_the_fair_order(scaleout_settings: Settings, tmp_path: Path) -> None:
+def test_two_workers_judge_each_submission_once_in_the_fair_order(
+    scaleout_settings: Settings, tmp_path: Path,  # noqa: F811
+) -> None:
     thread, stop, codes = _start_worker(scaleout_settings)
     try:
         with worker_process(scaleout_settings, tmp_path / "worker.log") as other:
