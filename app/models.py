@@ -5,7 +5,8 @@
 - one completion per (user, kind, item);
 - one attempt row per (submission, attempt number); the verdict is written only
   by the attempt that holds the row (see app/services/judging.py);
-- one event per (submission, seq).
+- one event per (submission, seq);
+- one submission per (owner, Idempotency-Key) of POST /api/submissions.
 """
 
 from __future__ import annotations
@@ -84,7 +85,31 @@ class Submission(Base):
     flagged: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
-    __table_args__ = (Index("ix_submissions_status_heartbeat", "status", "heartbeat_at"),)
+    # The fair queue (app/services/fairqueue.py): which queue (KDOJO_QUEUE_NAME, one per
+    # GPU kind) judges the row, whose turn it takes ("user:ID", "addr:IP", "anon:ID", or
+    # "staff" for regrades) and its round: rows are judged in (fair_tag, id) order.
+    queue_name: Mapped[str] = mapped_column(String(64), default="kdojo", server_default="kdojo")
+    fair_key: Mapped[str] = mapped_column(String(96), default="", server_default="")
+    fair_tag: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    __table_args__ = (
+        Index("ix_submissions_status_heartbeat", "status", "heartbeat_at"),
+        Index("ix_submissions_fair_order", "queue_name", "status", "fair_tag", "id"),
+        Index("ix_submissions_fair_key", "fair_key", "status"),
+    )
+
+
+class SubmissionKey(Base):
+    """An `Idempotency-Key` of POST /api/submissions: a retry with the same key by the
+    same owner ("user:ID" or "anon:ID") gets the same submission back."""
+
+    __tablename__ = "submission_keys"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    owner: Mapped[str] = mapped_column(String(96))
+    key: Mapped[str] = mapped_column(String(128))
+    request_sha256: Mapped[str] = mapped_column(String(64))
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    __table_args__ = (UniqueConstraint("owner", "key"),)
 
 
 class SubmissionAttempt(Base):

@@ -76,7 +76,7 @@ def get_submission(submission_id: IdPath, session: SessionDep, _actor: GradingRe
 def regrade(submission_id: IdPath, body: RegradeIn, request: Request, session: SessionDep,
             actor: GradingWrite) -> dict[str, Any]:
     """Judge the submission again through the queue: a new attempt; the old verdict is kept."""
-    admin_grading.regrade(session, actor, submission_id, body.reason)
+    admin_grading.regrade(session, actor, submission_id, body.reason, request.app.state.settings.queue_name)
     session.commit()
     _enqueue(request, [submission_id])
     return {"id": submission_id, "status": "queued"}
@@ -86,7 +86,8 @@ def regrade(submission_id: IdPath, body: RegradeIn, request: Request, session: S
 def regrade_exercise(exercise_id: str, body: RegradeIn, request: Request, session: SessionDep,
                      actor: GradingWrite) -> dict[str, Any]:
     """Every finished submission of an exercise, queued again (after a test was fixed)."""
-    ids = admin_grading.regrade_exercise(session, actor, exercise_id, body.reason)
+    ids = admin_grading.regrade_exercise(session, actor, exercise_id, body.reason,
+                                         request.app.state.settings.queue_name)
     session.commit()
     _enqueue(request, ids)
     return {"exercise_id": exercise_id, "queued": ids, "count": len(ids)}

@@ -8,9 +8,9 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
@@ -61,10 +61,26 @@ class SubmissionIn(BaseModel):
     mode: Literal["run", "submit"] = "submit"
 
 
-@router.post("", status_code=202)
+class CreatedOut(BaseModel):
+    id: int
+    status: Literal["queued", "running", "done"]
+    position: int = Field(description="1 = next to be judged (the fair queue's order); 0 once running or done")
+
+
+IdempotencyKey = Annotated[str | None, Header(
+    alias="Idempotency-Key", min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$",
+    description="A fresh random key per submission (a UUID), sent again unchanged on retries: a retry "
+                "answers 200 with the submission the first request created and creates nothing. "
+                "The same key with a different body is a 409. Keys are kept per user (or anonymous "
+                "browser) as long as the submission.")]
+
+
+@router.post("", status_code=202, response_model=CreatedOut, responses={
+    200: {"model": CreatedOut, "description": "a retry with an Idempotency-Key already used for this "
+                                              "body: the submission it created (nothing new)"}})
 def create_submission(
     body: SubmissionIn, request: Request, session: SessionDep, owner: OwnerDep,
-    settings: SettingsDep, catalog: CatalogDep,
+    settings: SettingsDep, catalog: CatalogDep, idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     new_anon = None
     if owner.user is None and not owner.anon_id:
@@ -74,15 +90,18 @@ def create_submission(
     limits = service.Limits(settings.max_pending_submissions, settings.submissions_per_hour,
                             settings.anonymous_submissions_per_hour, settings.max_source_bytes,
                             settings.anonymous_submissions_per_address_per_hour)
-    submission = service.create(session, owner, catalog, body.exercise_id, body.source, body.mode, limits)
+    submission, created = service.create(session, owner, catalog, body.exercise_id, body.source, body.mode,
+                                         limits, settings.queue_name, idempotency_key)
     position = service.queue_position(session, submission.id)
     session.commit()
-    try:
-        request.app.state.queue.enqueue(submission.id)
-    except Exception:  # noqa: BLE001 - the row is queued; the reaper enqueues it again later
-        log.exception("enqueueing submission %s failed", submission.id)
+    if created:
+        try:
+            request.app.state.queue.enqueue(submission.id)
+        except Exception:  # noqa: BLE001 - the row is queued; the reaper enqueues it again later
+            log.exception("enqueueing submission %s failed", submission.id)
     response = JSONResponse(
-        {"id": submission.id, "status": submission.status, "position": position}, status_code=202
+        {"id": submission.id, "status": submission.status, "position": position},
+        status_code=202 if created else 200,
     )
     if new_anon is not None:
         response.set_cookie(ANON_COOKIE, new_anon, max_age=365 * 86400, httponly=True, samesite="lax",

@@ -1,8 +1,12 @@
 """The judging task and the runtime it runs in.
 
-The task carries only a submission id; the worker reads everything else from
-the database (the source of truth), judges it with one `kernels.judge.Judge`
-per worker thread, and stores the result through app.services.judging.
+A job means "judge the next fair submission of this queue": the worker claims
+whichever queued row the fair queue puts first (app/services/fairqueue.py),
+reads everything else from the database (the source of truth), judges it with
+one `kernels.judge.Judge` per worker thread, and stores the result through
+app.services.judging. The job still carries the id of the submission that
+caused it, for the log only: one job is enqueued per queued row, so every row
+is claimed by some job, in the fair order rather than the order of the jobs.
 
 On a GPU the ncu profile is not part of that (#26): the result is stored
 first, then a `profile_submission` task makes the profile when no judging
@@ -100,23 +104,26 @@ class JudgeRuntime:
             except Exception:  # noqa: BLE001 - closing must not stop shutdown
                 log.exception("closing a judge failed")
 
-    def judge_submission(self, submission_id: int, profile_later: Any = None) -> None:
-        """Judge and store; `profile_later(submission_id, attempt)` is called when the
-        result left its profile for later."""
+    def judge_next(self, profile_later: Any = None) -> int | None:
+        """Claim and judge the next fair submission of our queue; its id, or None
+        when nothing waits (a duplicate job, or its row was taken by an earlier one).
+        `profile_later(submission_id, attempt)` is called when the result left its
+        profile for later."""
         with self._lock:
             self.judging += 1
         try:
-            self._judge_submission(submission_id, profile_later)
+            return self._judge_next(profile_later)
         finally:
             with self._lock:
                 self.judging -= 1
 
-    def _judge_submission(self, submission_id: int, profile_later: Any) -> None:
+    def _judge_next(self, profile_later: Any) -> int | None:
         worker_id = f"{self.worker_id}:{threading.get_ident()}"
         with transaction(self.factory) as session:
-            attempt = judging.claim(session, submission_id, worker_id)
-            if attempt is None:
-                return  # taken by another worker, finished, or unknown: nothing to do
+            claimed = judging.claim_next(session, self.settings.queue_name, worker_id)
+            if claimed is None:
+                return None
+            submission_id, attempt = claimed
             submission = session.get(Submission, submission_id)
             assert submission is not None
             source, exercise_id, mode = submission.source, submission.exercise_id, submission.mode
@@ -129,9 +136,10 @@ class JudgeRuntime:
         with transaction(self.factory) as session:
             if not judging.finish(session, submission_id, attempt, result, self.catalog):
                 log.warning("submission %s attempt %s lost its row; result dropped", submission_id, attempt)
-                return
+                return submission_id
         if wants_profile and profile_later is not None:
             profile_later(submission_id, attempt)
+        return submission_id
 
     def profile_submission(self, submission_id: int, attempt: int) -> str:
         """Make and store a deferred profile: "stored", "gone" (the row moved on or the
@@ -225,6 +233,9 @@ def register(huey: Huey) -> TaskWrapper:
 
     @huey.task(name=TASK_NAME)
     def judge_submission(submission_id: int) -> None:
-        runtime_of().judge_submission(submission_id, profile_later=profile_submission)
+        # `submission_id` only says which row's arrival caused this job (see the module's doc).
+        judged = runtime_of().judge_next(profile_later=profile_submission)
+        if judged is not None and judged != submission_id:
+            log.debug("job for submission %s judged submission %s (the fair queue's next)", submission_id, judged)
 
     return judge_submission

@@ -46,7 +46,8 @@ class Reaper:
         with transaction(self.runtime.factory) as session:
             ids = judging.reap(session, stale_after_s=settings.stale_after_s,
                                max_attempts=settings.max_attempts,
-                               requeue_queued_after_s=settings.requeue_queued_after_s)
+                               requeue_queued_after_s=settings.requeue_queued_after_s,
+                               queue_name=settings.queue_name)
             housekeeping.purge(session)
         for submission_id in ids:
             self.enqueue(submission_id)

@@ -24,7 +24,7 @@ from app.models import (
     XpAward,
     utcnow,
 )
-from app.services import admin_audit
+from app.services import admin_audit, fairqueue
 from app.services.admin_audit import Actor
 from app.services.errors import Conflict, Invalid, NotFound
 from app.services.events import add_event
@@ -108,17 +108,22 @@ def detail(session: Session, submission_id: int) -> dict[str, Any]:
     }
 
 
-def regrade(session: Session, actor: Actor, submission_id: int, reason: str = "") -> Submission:
-    """Archive the current verdict and queue the submission again (a new attempt)."""
+def regrade(session: Session, actor: Actor, submission_id: int, reason: str = "",
+            queue_name: str | None = None) -> Submission:
+    """Archive the current verdict and queue the submission again (a new attempt), in
+    the staff lane of the fair queue (app/services/fairqueue.py) and, when given, in
+    `queue_name` (the queue the asking process enqueues to)."""
     row = _get(session, submission_id)
     if row.status != "done":
         raise Conflict(f"Submission {submission_id} is {row.status}; regrade it once it is done.")
     previous_verdict = row.verdict
+    queue = queue_name or row.queue_name
     _archive(session, row, "regrade", reason)
     session.execute(
         update(Submission).where(Submission.id == row.id)
         .values(status="queued", verdict=None, result=None, finished_at=None, worker_id="",
-                heartbeat_at=utcnow(), xp_awarded=0, achievements=[])
+                heartbeat_at=utcnow(), xp_awarded=0, achievements=[], queue_name=queue,
+                fair_key=fairqueue.STAFF_KEY, fair_tag=fairqueue.next_tag(session, queue, fairqueue.STAFF_KEY))
     )
     add_event(session, row.id, "queued", {"position": 0, "regrade": True})
     admin_audit.record(session, actor, "submission.regrade", "submission", row.id, reason,
@@ -126,14 +131,15 @@ def regrade(session: Session, actor: Actor, submission_id: int, reason: str = ""
     return row
 
 
-def regrade_exercise(session: Session, actor: Actor, exercise_id: str, reason: str = "") -> list[int]:
+def regrade_exercise(session: Session, actor: Actor, exercise_id: str, reason: str = "",
+                     queue_name: str | None = None) -> list[int]:
     """Queue every finished submission of an exercise again; returns their ids."""
     ids = list(session.scalars(select(Submission.id).where(
         Submission.exercise_id == exercise_id, Submission.status == "done").order_by(Submission.id)))
     if not ids:
         raise NotFound(f"There are no finished submissions of {exercise_id!r}.")
     for submission_id in ids:
-        regrade(session, actor, submission_id, reason)
+        regrade(session, actor, submission_id, reason, queue_name)
     admin_audit.record(session, actor, "exercise.regrade", "exercise", exercise_id, reason, count=len(ids))
     return ids
 

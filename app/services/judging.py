@@ -16,8 +16,28 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.models import Submission, SubmissionAttempt, utcnow
-from app.services import awards
+from app.services import awards, fairqueue
 from app.services.events import add_event
+
+
+def claim_next(session: Session, queue_name: str, worker_id: str) -> tuple[int, int] | None:
+    """Take the queued submission of `queue_name` that the fair queue puts first
+    (app/services/fairqueue.py); returns (submission id, attempt), or None when
+    nothing waits. What a worker does for every job it gets: the job does not
+    say which row, so a lost or duplicate job changes no one's turn."""
+    for _ in range(CLAIM_TRIES):
+        submission_id = fairqueue.next_queued(session, queue_name)
+        if submission_id is None:
+            return None
+        attempt = claim(session, submission_id, worker_id)
+        if attempt is not None:
+            return submission_id, attempt
+    return None
+
+
+# next_queued locks (PostgreSQL) or write-locks (SQLite) the row it returns, so the
+# first claim wins; the retries are a belt for a database that does neither.
+CLAIM_TRIES = 3
 
 
 def claim(session: Session, submission_id: int, worker_id: str) -> int | None:
@@ -106,19 +126,23 @@ def internal_error_result(exercise_id: str, message: str) -> dict[str, Any]:
 
 
 def reap(
-    session: Session, *, stale_after_s: float, max_attempts: int, requeue_queued_after_s: float
+    session: Session, *, stale_after_s: float, max_attempts: int, requeue_queued_after_s: float,
+    queue_name: str | None = None,
 ) -> list[int]:
-    """Recover from dead workers and lost jobs; returns submission ids to enqueue.
+    """Recover from dead workers and lost jobs; returns submission ids to enqueue
+    (one job each: a job judges the next fair row of the queue, see claim_next).
 
     A `running` row whose heartbeat is older than `stale_after_s` goes back to
     `queued` (or, after `max_attempts`, is finished as internal_error). A
     `queued` row nobody took for `requeue_queued_after_s` is enqueued again (a
-    duplicate job is harmless: only one can claim the row)."""
+    duplicate job is harmless: a job that finds nothing queued does nothing).
+    With `queue_name`, only that queue's rows: a process enqueues to its own queue."""
     now = utcnow()
     to_enqueue: list[int] = []
+    in_queue = (Submission.queue_name == queue_name,) if queue_name is not None else ()
     stale = session.execute(
         select(Submission.id, Submission.attempts, Submission.exercise_id)
-        .where(Submission.status == "running",
+        .where(Submission.status == "running", *in_queue,
                Submission.heartbeat_at < now - dt.timedelta(seconds=stale_after_s))
     ).all()
     for sub_id, attempt, exercise_id in stale:
@@ -126,7 +150,7 @@ def reap(
             to_enqueue.append(sub_id)
     forgotten = session.scalars(
         select(Submission.id)
-        .where(Submission.status == "queued",
+        .where(Submission.status == "queued", *in_queue,
                Submission.heartbeat_at < now - dt.timedelta(seconds=requeue_queued_after_s))
     ).all()
     for sub_id in forgotten:

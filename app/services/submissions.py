@@ -3,17 +3,20 @@ read with ownership checks, attempt history, leaderboards."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, select, text
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import func, select, text
+from sqlalchemy.orm import Session
 
-from app.models import Submission, User, utcnow
+from app.models import Submission, SubmissionKey, User, utcnow
 from app.security import ratelimit
-from app.services import catalog_view
-from app.services.errors import Invalid, NotFound
+from app.services import catalog_view, fairqueue
+from app.services.errors import Conflict, Invalid, NotFound
 from app.services.events import add_event
 
 MODES = ("run", "submit")
@@ -40,11 +43,22 @@ class Limits:
 
 def create(
     session: Session, owner: Owner, catalog: Any, exercise_id: str, source: str, mode: str,
-    limits: Limits,
-) -> Submission:
-    """Validate, enforce limits, store the `queued` row and its first event."""
+    limits: Limits, queue_name: str = "kdojo", idempotency_key: str | None = None,
+) -> tuple[Submission, bool]:
+    """Validate, enforce limits, store the `queued` row and its first event.
+
+    Returns (submission, created). With an `idempotency_key` the owner used before
+    for the same request, the earlier submission comes back and nothing is created
+    (created False); for a different request, Conflict."""
     if mode not in MODES:
         raise Invalid(f"mode must be 'run' or 'submit', not {mode!r}")
+    user_id = owner.user.id if owner.user else None
+    serialize_owner(session, user_id, owner.anon_id)
+    request_sha256 = _request_sha256(exercise_id, source, mode)
+    if idempotency_key is not None:
+        earlier = _replay(session, owner, idempotency_key, request_sha256)
+        if earlier is not None:
+            return earlier, False
     # staff may judge a draft's exercises (no XP: awards count published lessons only)
     if exercise_id not in catalog_view.exercises(catalog, catalog_view.sees_drafts(owner.user)):
         raise NotFound(f"There is no exercise {exercise_id!r}.")
@@ -52,23 +66,52 @@ def create(
         raise Invalid("The source is empty.")
     if len(source.encode()) > limits.max_source_bytes:
         raise Invalid(f"The source is larger than {limits.max_source_bytes} bytes.")
-    user_id = owner.user.id if owner.user else None
-    serialize_owner(session, user_id, owner.anon_id)
     ratelimit.check_submission_limits(
         session, user_id=user_id, anon_id=owner.anon_id, client_ip=owner.client_ip,
         max_pending=limits.max_pending,
         per_hour=limits.per_hour if user_id is not None else limits.anonymous_per_hour,
         anonymous_per_address_per_hour=limits.anonymous_per_address_per_hour,
     )
+    key = fairqueue.fair_key(user_id, owner.anon_id, owner.client_ip)
     submission = Submission(
         user_id=user_id, anon_id=owner.anon_id if user_id is None else None,
         client_ip=owner.client_ip, exercise_id=exercise_id, mode=mode, source=source,
-        status="queued", achievements=[], heartbeat_at=utcnow(),
+        status="queued", achievements=[], heartbeat_at=utcnow(), queue_name=queue_name,
+        fair_key=key, fair_tag=fairqueue.next_tag(session, queue_name, key),
     )
     session.add(submission)
     session.flush()
+    if idempotency_key is not None:
+        session.add(SubmissionKey(owner=_key_owner(owner), key=idempotency_key,
+                                  request_sha256=request_sha256, submission_id=submission.id))
     add_event(session, submission.id, "queued", {"position": queue_position(session, submission.id)})
-    return submission
+    return submission, True
+
+
+def _key_owner(owner: Owner) -> str:
+    # Keys belong to whoever posted: the user, or the anonymous browser (its cookie).
+    return f"user:{owner.user.id}" if owner.user is not None else f"anon:{owner.anon_id or ''}"
+
+
+def _request_sha256(exercise_id: str, source: str, mode: str) -> str:
+    body = json.dumps([exercise_id, mode, source], ensure_ascii=False)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _replay(session: Session, owner: Owner, key: str, request_sha256: str) -> Submission | None:
+    """The submission an earlier request with this key created, if any. The owner is
+    serialized (serialize_owner), so a racing twin waits here until the first commits."""
+    row = session.execute(
+        select(SubmissionKey.request_sha256, Submission)
+        .join(Submission, Submission.id == SubmissionKey.submission_id)
+        .where(SubmissionKey.owner == _key_owner(owner), SubmissionKey.key == key)
+    ).first()
+    if row is None:
+        return None
+    if row[0] != request_sha256:
+        raise Conflict("This Idempotency-Key was already used for a different submission; "
+                       "send a new key with each new submission.", "idempotency_key_reused")
+    return row[1]
 
 
 def serialize_owner(session: Session, user_id: int | None, anon_id: str | None) -> None:
@@ -88,27 +131,20 @@ def serialize_owner(session: Session, user_id: int | None, anon_id: str | None) 
                         {"key": f"kdojo-anon-submit:{anon_id}"})
 
 
-_Ahead = aliased(Submission)
-# 1 = next to be judged; 0 once it is running or done: one expression, so a poll is one
-# query (statements built once: issue #13's signed-in load bench polls it).
-_POSITION = case(
-    (Submission.status == "queued",
-     select(func.count()).select_from(_Ahead)
-     .where(_Ahead.status == "queued", _Ahead.id < Submission.id).scalar_subquery() + 1),
-    else_=0,
-)
-_QUEUE_POSITION = select(_POSITION).where(Submission.id == bindparam("submission_id"))
-_WITH_POSITION = select(Submission, _POSITION).where(Submission.id == bindparam("submission_id"))
-
-
 def queue_position(session: Session, submission_id: int) -> int:
-    """1 = next to be judged; 0 once it is running or done (or not there)."""
-    return int(session.scalar(_QUEUE_POSITION, {"submission_id": submission_id}) or 0)
+    """1 = next to be judged in its queue under the fair queue's rule
+    (app/services/fairqueue.py); 0 once it is running or done (or not there)."""
+    return fairqueue.positions(session, [submission_id])[int(submission_id)]
+
+
+def queue_positions(session: Session, submission_ids: Iterable[int]) -> dict[int, int]:
+    """`queue_position` of many submissions in one query: {id: position}."""
+    return fairqueue.positions(session, submission_ids)
 
 
 def get_with_position(session: Session, owner: Owner, submission_id: int) -> tuple[Submission, int]:
-    """`get` and `queue_position` in one query."""
-    row = session.execute(_WITH_POSITION, {"submission_id": submission_id}).first()
+    """`get` and `queue_position` in one query (issue #13: every waiting learner polls it)."""
+    row = session.execute(fairqueue.WITH_POSITION, {"submission_id": submission_id}).first()
     if row is None or not can_read(owner, row[0]):
         raise NotFound(f"There is no submission {submission_id} of yours.")
     return row[0], int(row[1] or 0)

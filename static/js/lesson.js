@@ -19,6 +19,32 @@
     });
   }
 
+  // A fresh Idempotency-Key per click: however often the post is retried (a dropped
+  // connection, a proxy's 502), the server creates one submission for it.
+  function idempotencyKey() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();  // secure contexts only
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  const POST_TRIES = 3;
+  const POST_RETRY_MS = 1000;
+
+  // Retried, with the same key, only when no answer came or the answer was a server
+  // or gateway error: a 4xx is the answer (a limit, a bad source) and is shown.
+  async function postSubmission(body) {
+    const headers = { "Idempotency-Key": idempotencyKey() };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await K.api("POST", "/api/submissions", body, headers);
+      } catch (e) {
+        const retryable = !e.status || e.status >= 500;
+        if (!retryable || attempt >= POST_TRIES) throw e;
+        await new Promise((resolve) => setTimeout(resolve, POST_RETRY_MS * attempt));
+      }
+    }
+  }
+
   function renderMath() {
     if (!window.renderMathInElement) return;
     document.querySelectorAll(".prose").forEach((node) => window.renderMathInElement(node, {
@@ -95,7 +121,7 @@
       this.busy(true);
       this.panel.reset();
       try {
-        const created = await K.api("POST", "/api/submissions", { exercise_id: this.id, source: this.source(), mode });
+        const created = await postSubmission({ exercise_id: this.id, source: this.source(), mode });
         lastSubmissionId = created.id;
         this.panel.stage("queued", { position: created.position });
         await this.follow(created.id);

@@ -27,8 +27,8 @@
     return meta ? meta.content : "";
   }
 
-  async function api(method, url, body) {
-    const init = { method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
+  async function api(method, url, body, headers) {
+    const init = { method, headers: { "Accept": "application/json", ...(headers || {}) }, credentials: "same-origin" };
     if (method !== "GET") init.headers["X-CSRF-Token"] = csrf();
     if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
     const res = await fetch(url, init);
