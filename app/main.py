@@ -31,8 +31,9 @@ from app.templating import templates
 log = logging.getLogger("kdojo")
 
 
-def load_catalog(settings: Settings) -> Any:
-    """The lesson catalog (app.content, the frontend's loader)."""
+def load_catalog(settings: Settings, lenient: bool = False) -> Any:
+    """The lesson catalog (app.content, the frontend's loader). `lenient` (start-up):
+    a malformed lesson is left out with one error line naming its file and field."""
     try:
         from app.content import load_catalog as load
     except ModuleNotFoundError as exc:
@@ -40,7 +41,10 @@ def load_catalog(settings: Settings) -> Any:
             raise
         log.warning("lesson catalog loader not available; serving no lessons")
         return None
-    return load(settings.lessons_dir)
+    catalog = load(settings.lessons_dir, lenient=lenient)
+    for error in catalog.skipped:
+        log.error("lesson left out: %s (`kdojo lessons validate` checks them all)", error)
+    return catalog
 
 
 class Queue:
@@ -86,14 +90,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.engine.dispose()
 
 
-def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI:
+def create_app(settings: Settings | None = None, catalog: Any = None, lenient: bool = False) -> FastAPI:
     settings = settings or get_settings()
     app = FastAPI(title="Kernel Dojo", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
-    app.state.catalog = catalog if catalog is not None else load_catalog(settings)
+    app.state.catalog = catalog if catalog is not None else load_catalog(settings, lenient)
     app.state.queue = Queue(settings)
     from app.api.system import resolve_backend
 

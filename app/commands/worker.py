@@ -3,7 +3,6 @@ scale-out deployment (PostgreSQL + RedisHuey); one per GPU."""
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import sys
@@ -24,8 +23,9 @@ def main(argv: list[str]) -> int:
             print("kdojo worker: --gpu must be 0 or more", file=sys.stderr)
             return 2
         os.environ["CUDA_VISIBLE_DEVICES"] = str(args.gpu)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
+    from app.logs import configure_logging
+
+    configure_logging()
 
     try:
         settings = load_settings()
@@ -42,26 +42,29 @@ def queue_unreachable(queue, settings) -> str | None:  # noqa: ANN001
     if settings.queue != "redis":
         return None
     from app.datadir import describe_database
+    from app.logs import redact
 
     try:
         queue.huey.storage.conn.ping()
     except Exception as exc:  # noqa: BLE001 - redis raises its own ConnectionError, TimeoutError, …
-        return f"cannot reach Redis at {describe_database(settings.redis_url)}: {exc}"
+        return redact(f"cannot reach Redis at {describe_database(settings.redis_url)}: {exc}")
     return None
 
 
 def run_worker(settings, threads: int, stop: threading.Event | None = None) -> int:  # noqa: ANN001
     from app.db import make_engine, make_sessionmaker
     from app.main import Queue, load_catalog
-    from app.migrate import upgrade
+    from app.commands.migrate import migrate
+    from app.logs import redact
     from app.queue.tasks import JudgeRuntime
     from app.queue.worker import Worker
 
+    if migrate(settings.database_url, "kdojo worker") != 0:
+        return 1
     try:
-        upgrade(settings.database_url)
-        catalog = load_catalog(settings)
+        catalog = load_catalog(settings, lenient=True)
     except Exception as exc:  # noqa: BLE001 - one line for the operator
-        print(f"kdojo worker: {exc}", file=sys.stderr)
+        print(redact(f"kdojo worker: {exc}"), file=sys.stderr)
         return 1
     queue = Queue(settings)
     unreachable = queue_unreachable(queue, settings)

@@ -10,15 +10,55 @@ from typing import Any
 
 from huey import Huey
 from huey.consumer import Consumer
+from huey.consumer import Worker as HueyWorker
 
 from app.db import transaction
+from app.logs import FaultLog
 from app.queue.tasks import JudgeRuntime
 from app.services import housekeeping, judging
 
 log = logging.getLogger("kdojo.worker")
+QUEUE_RETRY_CAP_S = 5.0  # an unreadable queue is tried again at most this far apart
+REAPER_RETRY_CAP_S = 120.0
+
+
+class _PollingWorker(HueyWorker):
+    """Huey's worker thread, but a queue it cannot read (Redis gone) is told by
+    the consumer's FaultLog, and polled with a back-off, not logged per poll."""
+
+    faults: FaultLog
+
+    def loop(self, now: Any = None) -> None:
+        try:
+            task = self.huey.dequeue()
+        except Exception as exc:  # noqa: BLE001 - redis and sqlite raise their own errors
+            self.faults.failed(exc)
+            self.stop_flag.wait(self.faults.backoff_s(self.max_delay, QUEUE_RETRY_CAP_S))
+            return
+        self.faults.ok()
+        if task is None:
+            if not self.huey.storage.blocking:
+                self.sleep()  # huey's own idle back-off, up to max_delay
+            return
+        self.delay = self.default_delay
+        try:
+            self.huey.execute(task, now)
+        except Exception:  # one job's failure must not stop the thread
+            log.exception("judging job %s failed", task.id)
 
 
 class _EmbeddedConsumer(Consumer):
+    worker_class = _PollingWorker
+
+    def __init__(self, huey: Huey, **kwargs: Any) -> None:
+        self.faults = FaultLog(log, "reading the judging queue")
+        super().__init__(huey, **kwargs)
+
+    def _create_worker(self) -> _PollingWorker:
+        worker = super()._create_worker()
+        worker.faults = self.faults  # every thread reports to one log: one line, not one per thread
+        return worker
+
     # The web server owns the process's signals; we are stopped from its lifespan.
     def _set_signal_handlers(self) -> None:
         pass
@@ -33,6 +73,7 @@ class Reaper:
         self.enqueue = enqueue
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="kdojo-reaper", daemon=True)
+        self.faults = FaultLog(log, "the reaper's round")
 
     def start(self) -> None:
         self._thread.start()
@@ -53,13 +94,16 @@ class Reaper:
         return ids
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.runtime.settings.reaper_interval_s):
+        interval_s = self.runtime.settings.reaper_interval_s
+        while not self._stop.wait(self.faults.backoff_s(interval_s, max(interval_s, REAPER_RETRY_CAP_S))):
             try:
                 reaped = self.run_once()
-                if reaped:
-                    log.warning("re-queued submissions %s", reaped)
-            except Exception:  # noqa: BLE001 - the reaper keeps going; the next round retries
-                log.exception("reaper round failed")
+            except Exception as exc:  # noqa: BLE001 - the reaper keeps going; the next round retries
+                self.faults.failed(exc)
+                continue
+            self.faults.ok()
+            if reaped:
+                log.warning("re-queued submissions %s", reaped)
 
 
 def pool_size(threads: int, backend: str | None, max_pending: int, cpus: int | None = None) -> int:

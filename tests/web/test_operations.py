@@ -1,0 +1,145 @@
+"""Operations a class relies on, with real processes (issue #25): migrations run
+once under a lock, one server per data folder, secrets never printed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.settings import REPO_ROOT
+from tests.web import test_scaleout
+from tests.web.test_commands import _free_port
+
+KDOJO = [sys.executable, "-m", "app.cli"]
+pg_url = test_scaleout.pg_url  # the fixture: a fresh PostgreSQL schema per test
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return {**os.environ, **extra}
+
+
+def _migrate_at_once(database_url: str, processes: int = 3) -> list[subprocess.CompletedProcess[str]]:
+    """Start `processes` `kdojo migrate` together on one fresh database and wait for them all."""
+    procs = [subprocess.Popen(KDOJO + ["migrate"], cwd=REPO_ROOT, env=_env(KDOJO_DATABASE_URL=database_url),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(processes)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        results.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    return results
+
+
+def _check_one_migrated(results: list[subprocess.CompletedProcess[str]]) -> None:
+    for result in results:
+        assert result.returncode == 0, result.stderr
+        assert "Traceback" not in result.stderr
+    said = [result.stderr.strip().splitlines()[-1] for result in results]
+    assert sum("migrated to the latest revision" in line for line in said) == 1, said
+    assert sum("is at the latest revision" in line for line in said) == len(results) - 1, said
+
+
+def test_three_processes_migrating_a_fresh_sqlite_database_all_succeed(tmp_path):
+    url = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+    _check_one_migrated(_migrate_at_once(url))
+    again = subprocess.run(KDOJO + ["migrate"], check=False, cwd=REPO_ROOT, env=_env(KDOJO_DATABASE_URL=url),
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and "is at the latest revision" in again.stderr
+
+
+@pytest.mark.scaleout
+def test_three_processes_migrating_a_fresh_postgresql_database_all_succeed(pg_url):
+    _check_one_migrated(_migrate_at_once(pg_url))
+
+
+def test_a_migration_error_never_prints_the_database_password():
+    port = _free_port()  # nobody listens there
+    url = f"postgresql://kdojo:Sup3rSecretPw@127.0.0.1:{port}/kdojo"
+    for command in (["migrate"], ["serve", "--port", str(_free_port())], ["worker"]):
+        out = subprocess.run(KDOJO + command, check=False, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+                             env=_env(KDOJO_DATABASE_URL=url))
+        assert out.returncode == 1, (command, out.stderr)
+        assert "Sup3rSecretPw" not in out.stderr + out.stdout, command
+        last = out.stderr.strip().splitlines()[-1]
+        assert last.startswith(f"kdojo {command[0]}: migrating postgresql://kdojo:***@127.0.0.1:{port}/kdojo failed")
+        assert "Traceback" not in out.stderr
+
+
+def test_an_unreachable_redis_never_prints_its_password(tmp_path):
+    port = _free_port()
+    out = subprocess.run(KDOJO + ["worker"], check=False, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+                         env=_env(KDOJO_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", KDOJO_QUEUE="redis",
+                                  KDOJO_REDIS_URL=f"redis://:R3disSecretPw@127.0.0.1:{port}/3"))
+    assert out.returncode == 1, out.stderr
+    assert "R3disSecretPw" not in out.stderr + out.stdout
+    assert f"cannot reach Redis at redis://:***@127.0.0.1:{port}/3" in out.stderr.strip().splitlines()[-1]
+
+
+class Server:
+    """A `kdojo serve` subprocess on a data folder of its own, its log in a file."""
+
+    def __init__(self, data: Path, lessons_dir: Path, **env: str) -> None:
+        self.port = _free_port()
+        self.data = data
+        self.log = data / f"serve-{self.port}.log"
+        data.mkdir(parents=True, exist_ok=True)
+        self.env = _env(KDOJO_DATA_DIR=str(data), KDOJO_LESSONS_DIR=str(lessons_dir), KDOJO_JUDGE_BACKEND="emu",
+                        KDOJO_SECRET_KEY="test-secret-key-that-is-long-enough-0123456789", **env)
+        self.env.pop("KDOJO_DATABASE_URL", None)
+        self.env.pop("KDOJO_QUEUE_PATH", None)
+        with self.log.open("w") as log_file:
+            self.proc = subprocess.Popen(KDOJO + ["serve", "--port", str(self.port)], cwd=REPO_ROOT, env=self.env,
+                                         stdout=log_file, stderr=subprocess.STDOUT)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def wait_ready(self, timeout_s: float = 60) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"{self.url}/api/me/progress", timeout=2)
+                return
+            except httpx.TransportError:
+                assert self.proc.poll() is None, self.log.read_text()
+                time.sleep(0.2)
+        pytest.fail(f"the server did not answer in {timeout_s} s: {self.log.read_text()}")
+
+    def stop(self, sig: int = signal.SIGINT) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def test_a_second_server_on_one_data_folder_exits_at_once_naming_it_and_the_pid(tmp_path, lessons_dir):
+    first = Server(tmp_path / "data", lessons_dir)
+    try:
+        first.wait_ready()
+        started = time.monotonic()
+        second = Server(tmp_path / "data", lessons_dir)
+        second.proc.wait(timeout=30)
+        assert second.proc.returncode == 1
+        assert time.monotonic() - started < 20  # at once: before migrating or loading lessons
+        last = second.log.read_text().strip().splitlines()[-1]
+        assert last == (f"kdojo serve: another server (pid {first.proc.pid}) is running on the data folder "
+                        f"{(tmp_path / 'data').resolve()} (database kdojo.sqlite3); stop it first")
+    finally:
+        first.stop(signal.SIGKILL)  # killed: it cannot release anything itself
+    third = Server(tmp_path / "data", lessons_dir)  # the OS released the killed server's lock
+    try:
+        third.wait_ready()
+    finally:
+        third.stop()
+    assert third.proc.returncode == 0, third.log.read_text()
