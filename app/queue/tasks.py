@@ -31,11 +31,17 @@ TASK_NAME = "judge_submission"
 class JudgeRuntime:
     """What a worker needs: settings, the database, the catalog, judges per thread."""
 
-    def __init__(self, settings: Settings, factory: sessionmaker[Session], catalog: Any) -> None:
+    def __init__(self, settings: Settings, factory: sessionmaker[Session], catalog: Any,
+                 name: str | None = None) -> None:
         self.settings = settings
         self.factory = factory
         self.catalog = catalog
-        self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
+        # Rows claimed read `identity:pid:thread`. The identity is the host, or the
+        # name an operator gave this worker (`kdojo worker --name`), unique among
+        # the running workers: it finds its own interrupted jobs again at start.
+        self.identity = name or socket.gethostname()
+        self.named = bool(name)
+        self.worker_id = f"{self.identity}:{os.getpid()}"
         # Idle judges. A job borrows one and gives it back, so there are never more
         # judges than judging threads, each with its pre-warmed spare process.
         self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()

@@ -106,6 +106,23 @@ class Reaper:
                 log.warning("re-queued submissions %s", reaped)
 
 
+def process_gone(pid_text: str) -> bool:
+    """Whether the process `pid_text` of this host is no longer running."""
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False  # not a worker id of ours: leave it to the reaper
+    if pid == os.getpid():
+        return True  # this process has claimed nothing yet: an earlier one had our pid
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    return False
+
+
 def pool_size(threads: int, backend: str | None, max_pending: int, cpus: int | None = None) -> int:
     """Judging threads: `threads` when set (> 0), else sized to the machine.
 
@@ -129,6 +146,7 @@ class Worker:
     def __init__(self, huey: Huey, runtime: JudgeRuntime, enqueue: Any, threads: int) -> None:
         self.huey = huey
         self.runtime = runtime
+        self.enqueue = enqueue
         huey.kdojo_runtime = runtime  # type: ignore[attr-defined]
         if threads <= 0:
             from kernels.backends import BackendUnavailable, resolve
@@ -149,9 +167,29 @@ class Worker:
         self.reaper = Reaper(runtime, enqueue)
 
     def start(self) -> None:
+        self.requeue_orphans()
         self.runtime.warm()
         self.consumer.start()
         self.reaper.start()
+
+    def requeue_orphans(self) -> list[int]:
+        """Jobs a previous run of this worker was judging when it died are queued
+        again now, not after KDOJO_STALE_AFTER_S (issue #25). A named worker owns
+        every row under its name; otherwise a row of this host whose process is gone."""
+        runtime = self.runtime
+        gone = (lambda _pid: True) if runtime.named else process_gone
+        try:
+            with transaction(runtime.factory) as session:
+                ids = judging.requeue_orphans(session, runtime.identity, gone, runtime.settings.max_attempts)
+        except Exception as exc:  # noqa: BLE001 - the reaper will find them later
+            log.warning("re-queuing the jobs of this worker's previous run failed (%s: %s); the reaper "
+                        "re-queues them after %g s", type(exc).__name__, exc, runtime.settings.stale_after_s)
+            return []
+        for submission_id in ids:
+            self.enqueue(submission_id)
+        if ids:
+            log.warning("re-queued submissions %s that a previous run of this worker was judging", ids)
+        return ids
 
     def stop(self) -> None:
         self.reaper.stop()

@@ -143,3 +143,64 @@ def test_a_second_server_on_one_data_folder_exits_at_once_naming_it_and_the_pid(
     finally:
         third.stop()
     assert third.proc.returncode == 0, third.log.read_text()
+
+
+SPIN = """extern "C" __global__ void block_sum(const float* in, float* out, int N) {
+    volatile int spins = 0;
+    while (true) { spins = spins + 1; }   // runs until the judge's time limit
+}
+"""
+
+
+def _row(db: Path, submission_id: int) -> tuple[str, int, list[tuple[int, str]]]:
+    import sqlite3
+
+    with sqlite3.connect(db, timeout=30) as conn:
+        status, attempts = conn.execute("SELECT status, attempts FROM submissions WHERE id = ?",
+                                        (submission_id,)).fetchone()
+        outcomes = conn.execute("SELECT attempt, outcome FROM submission_attempts WHERE submission_id = ? "
+                                "ORDER BY attempt", (submission_id,)).fetchall()
+    return status, attempts, outcomes
+
+
+def _until(check, timeout_s: float, what: str) -> float:  # noqa: ANN001
+    started = time.monotonic()
+    while time.monotonic() - started < timeout_s:
+        if check():
+            return time.monotonic() - started
+        time.sleep(0.1)
+    pytest.fail(f"{what}: not within {timeout_s} s")
+
+
+def test_a_server_killed_mid_judgement_requeues_its_job_at_once_when_restarted(tmp_path, lessons_dir):
+    from tests.web.conftest import EXERCISE
+
+    data = tmp_path / "data"
+    db = data / "kdojo.sqlite3"
+    env = {"KDOJO_STALE_AFTER_S": "600", "KDOJO_WORKER_THREADS": "1"}  # the reaper would wait 10 minutes
+    first = Server(data, lessons_dir, **env)
+    try:
+        first.wait_ready()
+        with httpx.Client(base_url=first.url, timeout=30) as client:
+            client.get("/api/me/progress")
+            answer = client.post("/api/submissions", json={"exercise_id": EXERCISE, "source": SPIN, "mode": "run"},
+                                 headers={"X-CSRF-Token": client.cookies.get("kdojo_csrf") or ""})
+        assert answer.status_code == 202, answer.text
+        submission_id = answer.json()["id"]
+        _until(lambda: _row(db, submission_id)[0] == "running", 60, "the job was never claimed")
+        time.sleep(1.0)  # judging: compiling or spinning
+    finally:
+        first.stop(signal.SIGKILL)
+    assert _row(db, submission_id)[:2] == ("running", 1)  # what the killed server left behind
+
+    second = Server(data, lessons_dir, **env)
+    try:
+        second.wait_ready()
+        _until(lambda: _row(db, submission_id)[1] == 2, 30, "the interrupted job was not judged again")
+        status, _attempts, outcomes = _row(db, submission_id)
+        assert outcomes[0] == (1, "stale") and outcomes[1][0] == 2
+        assert status in ("running", "done")
+        log = second.log.read_text()
+        assert f"re-queued submissions [{submission_id}] that a previous run of this worker was judging" in log
+    finally:
+        second.stop(signal.SIGKILL)  # no need to wait out the spinning kernel's time limit
