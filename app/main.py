@@ -19,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
 
 from app.db import make_engine, make_sessionmaker
+from app.metrics import Metrics, MetricsMiddleware, QueueGauge, metrics_endpoint
 from app.api.errors import data_error_handler, document_errors, overflow_handler, service_error_handler
 from app.security.bodylimit import BodyLimitMiddleware
 from app.security.csrf import CSRFMiddleware
@@ -69,10 +70,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from app.queue.tasks import JudgeRuntime
         from app.queue.worker import Worker
 
-        runtime = JudgeRuntime(settings, app.state.sessionmaker, app.state.catalog)
+        runtime = JudgeRuntime(settings, app.state.sessionmaker, app.state.catalog, metrics=app.state.metrics)
         worker = Worker(app.state.queue.huey, runtime, app.state.queue.enqueue, settings.worker_threads)
         worker.start()
     app.state.worker = worker
+    gauge = QueueGauge(app.state.metrics, app.state.sessionmaker)
+    gauge.start()
     watcher = None
     if settings.reload_lessons:  # development: reload lessons when their files change (issue #6)
         from app.services.admin_content import LessonWatcher
@@ -87,6 +90,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             watcher.stop()
         if worker is not None:
             worker.stop()
+        gauge.stop()
         app.state.engine.dispose()
 
 
@@ -127,9 +131,12 @@ def create_app(settings: Settings | None = None, catalog: Any = None, lenient: b
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.forwarded_allow_ips)
+    app.state.metrics = Metrics()
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)  # outermost: every response counts
     app.add_exception_handler(ServiceError, service_error_handler)
     app.add_exception_handler(DataError, data_error_handler)
     app.add_exception_handler(OverflowError, overflow_handler)
+    app.add_route("/metrics", metrics_endpoint, methods=["GET"], include_in_schema=False)
     app.add_api_route("/api/docs", _swagger, include_in_schema=False, response_class=HTMLResponse)
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "static", check_dir=False), name="static")
 

@@ -12,6 +12,7 @@ import os
 import queue
 import socket
 import threading
+import time
 from typing import Any
 
 from huey import Huey
@@ -19,7 +20,8 @@ from huey.api import TaskWrapper
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import transaction
-from app.models import Submission
+from app.metrics import Metrics
+from app.models import Submission, utcnow
 from app.services import judging
 from app.services.events import add_event, judge_event_to_stage
 from app.settings import Settings
@@ -32,8 +34,9 @@ class JudgeRuntime:
     """What a worker needs: settings, the database, the catalog, judges per thread."""
 
     def __init__(self, settings: Settings, factory: sessionmaker[Session], catalog: Any,
-                 name: str | None = None) -> None:
+                 name: str | None = None, metrics: Metrics | None = None) -> None:
         self.settings = settings
+        self.metrics = metrics or Metrics()
         self.factory = factory
         self.catalog = catalog
         # Rows claimed read `identity:pid:thread`. The identity is the host, or the
@@ -98,15 +101,21 @@ class JudgeRuntime:
             submission = session.get(Submission, submission_id)
             assert submission is not None
             source, exercise_id, mode = submission.source, submission.exercise_id, submission.mode
+            created_at = submission.created_at
         beat = _Heartbeat(self.factory, submission_id, attempt, self.settings.heartbeat_s)
         beat.start()
+        started = time.monotonic()
         try:
             result = self._run_judge(submission_id, source, exercise_id, mode)
         finally:
             beat.stop()
+        judge_s = time.monotonic() - started
         with transaction(self.factory) as session:
             if not judging.finish(session, submission_id, attempt, result, self.catalog):
                 log.warning("submission %s attempt %s lost its row; result dropped", submission_id, attempt)
+                return
+        turnaround_s = (utcnow() - created_at).total_seconds() if created_at else None
+        self.metrics.judged(str(result.get("verdict")), judge_s, turnaround_s)
 
     def _run_judge(self, submission_id: int, source: str, exercise_id: str, mode: str) -> dict[str, Any]:
         def on_event(event: dict[str, Any]) -> None:
