@@ -115,14 +115,17 @@ def _one_line(exc: BaseException) -> str:
 
 
 def configure_logging(period_s: float = 60.0) -> None:
-    """The commands' logging: one format, secrets masked, 500s' tracebacks told once per period."""
+    """The commands' logging: one format, secrets masked, a repeated traceback told once per period."""
     handler = logging.StreamHandler()
     handler.setFormatter(RedactingFormatter(LOG_FORMAT))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
-    server_errors = logging.getLogger("uvicorn.error")
-    if not any(isinstance(f, RepeatedTracebackFilter) for f in server_errors.filters):
-        server_errors.addFilter(RepeatedTracebackFilter(period_s))
+    # uvicorn's "Exception in ASGI application" (a 500), huey's failed task, our
+    # worker's failed heartbeat or stage event: each may repeat once per request or job
+    for name in ("uvicorn.error", "huey", "kdojo.worker"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RepeatedTracebackFilter) for f in logger.filters):
+            logger.addFilter(RepeatedTracebackFilter(period_s))
 
 
 class FaultLog:

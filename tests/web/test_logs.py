@@ -175,3 +175,27 @@ def test_a_worker_whose_redis_goes_away_logs_a_few_lines_and_one_when_it_is_back
         redis_proc.terminate()
         redis_proc.wait(timeout=10)
         engine.dispose()
+
+
+def test_a_reaper_without_its_database_logs_one_traceback_and_backs_off(tmp_path, lessons_dir, caplog):
+    from app.db import make_engine, make_sessionmaker
+    from app.queue.tasks import JudgeRuntime
+    from app.queue.worker import Reaper
+    from tests.web.conftest import make_settings
+
+    url = f"postgresql://kdojo:Db5ecretPw@127.0.0.1:{_free_port()}/kdojo"  # nobody listens there
+    register_url(url)
+    settings = make_settings(tmp_path, lessons_dir, database_url=url, reaper_interval_s=0.05)
+    engine = make_engine(url)
+    reaper = Reaper(JudgeRuntime(settings, make_sessionmaker(engine), None), lambda _id: None)
+    caplog.set_level(logging.INFO, logger="kdojo.worker")
+    reaper.start()
+    time.sleep(3)  # at 0.05 s a round, 60 rounds: one traceback each before
+    reaper.stop()
+    engine.dispose()
+    failures = [r for r in caplog.records if "the reaper's round" in r.getMessage()]
+    # rounds back off from 0.1 s doubling: 0.1, 0.2, 0.4, 0.8, 1.6 s -> about five failures in 3 s
+    assert 3 <= reaper.faults.failures <= 7, reaper.faults.failures
+    assert 1 <= len(failures) <= 3 and sum(1 for r in failures if r.exc_info) == 1
+    shown = "\n".join(RedactingFormatter("%(message)s").format(r) for r in failures)
+    assert "OperationalError" in shown and "Db5ecretPw" not in shown
