@@ -9,7 +9,7 @@ import threading
 from typing import Any
 
 from huey import Huey
-from huey.consumer import Consumer
+from huey.consumer import Consumer, Scheduler
 from huey.consumer import Worker as HueyWorker
 
 from app.db import transaction
@@ -47,8 +47,27 @@ class _PollingWorker(HueyWorker):
             log.exception("judging job %s failed", task.id)
 
 
+class _PollingScheduler(Scheduler):
+    """Huey's scheduler (it moves delayed tasks to the queue every second; we
+    schedule none, but it reads Redis all the same), its failures told by the
+    consumer's FaultLog instead of a traceback a second."""
+
+    faults: FaultLog
+
+    def loop(self, now: Any = None) -> None:
+        try:
+            for task in self.huey.read_schedule(now):
+                self.huey.enqueue(task)
+        except Exception as exc:  # noqa: BLE001 - redis and sqlite raise their own errors
+            self.faults.failed(exc)
+        else:
+            self.faults.ok()
+        self.stop_flag.wait(self.faults.backoff_s(self.interval, QUEUE_RETRY_CAP_S))
+
+
 class _EmbeddedConsumer(Consumer):
     worker_class = _PollingWorker
+    scheduler_class = _PollingScheduler
 
     def __init__(self, huey: Huey, **kwargs: Any) -> None:
         self.faults = FaultLog(log, "reading the judging queue")
@@ -58,6 +77,11 @@ class _EmbeddedConsumer(Consumer):
         worker = super()._create_worker()
         worker.faults = self.faults  # every thread reports to one log: one line, not one per thread
         return worker
+
+    def _create_scheduler(self) -> _PollingScheduler:
+        scheduler = super()._create_scheduler()
+        scheduler.faults = self.faults
+        return scheduler
 
     # The web server owns the process's signals; we are stopped from its lifespan.
     def _set_signal_handlers(self) -> None:

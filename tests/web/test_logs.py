@@ -155,14 +155,14 @@ def test_a_worker_whose_redis_goes_away_logs_a_few_lines_and_one_when_it_is_back
     engine = make_engine(settings.database_url)
     queue = Queue(settings)
     worker = Worker(queue.huey, JudgeRuntime(settings, make_sessionmaker(engine), None), queue.enqueue, 4)
-    caplog.set_level(logging.INFO, logger="kdojo.worker")
+    caplog.set_level(logging.INFO)
     worker.consumer.start()
     try:
         time.sleep(0.5)
         redis_proc.terminate()
         redis_proc.wait(timeout=10)
         time.sleep(4)  # four threads polling every 0.1 s would have logged ~160 tracebacks
-        down = [r for r in caplog.records if r.name == "kdojo.worker" and r.levelno >= logging.ERROR]
+        down = [r for r in caplog.records if r.levelno >= logging.ERROR]  # huey's own loggers too
         assert 1 <= len(down) <= 3, [r.getMessage() for r in down]
         assert sum(1 for r in down if r.exc_info) == 1
         redis_proc = start_redis()
