@@ -5,7 +5,8 @@ outermost, so refusals by CSRF or the body limit count too), and, for the
 judging this process does (the embedded worker), verdicts and two latency
 histograms. Queue depth comes from the database (so it covers every process's
 jobs): a background thread counts `queued` and `running` rows every
-`GAUGE_REFRESH_S`, and the endpoint serves what it counted last. The endpoint
+`GAUGE_REFRESH_S` from the first scrape on, and the endpoint serves what it
+counted last. The endpoint
 is `async` and touches neither the database nor the thread pool, so it answers
 while both are saturated.
 
@@ -75,6 +76,8 @@ class Metrics:
         self.turnaround_s = Histogram(JUDGE_BUCKETS_S)
         self.queue_counts: dict[str, int] = {"queued": 0, "running": 0}
         self.queue_counted_at: float | None = None  # time.time() of the last count
+        # Set by the first scrape: the queue is counted only for a process that is scraped.
+        self.scraped = threading.Event()
 
     def request_done(self, status: int) -> None:
         status_class = f"{status // 100}xx"
@@ -95,12 +98,13 @@ class Metrics:
         lines = ["# HELP kdojo_http_requests_total HTTP responses of this process by status class.",
                  "# TYPE kdojo_http_requests_total counter"]
         lines += [f'kdojo_http_requests_total{{class="{c}"}} {n}' for c, n in sorted(self.http.items())]
-        lines += ["# HELP kdojo_submissions Submissions waiting or being judged, all processes (database).",
-                  "# TYPE kdojo_submissions gauge"]
-        lines += [f'kdojo_submissions{{status="{s}"}} {n}' for s, n in sorted(self.queue_counts.items())]
-        lines += ["# HELP kdojo_submissions_counted_timestamp_seconds When kdojo_submissions was counted.",
-                  "# TYPE kdojo_submissions_counted_timestamp_seconds gauge",
-                  f"kdojo_submissions_counted_timestamp_seconds {self.queue_counted_at or 0:.3f}"]
+        if self.queue_counted_at is not None:  # not counted yet: the first scrape starts the counting
+            lines += ["# HELP kdojo_submissions Submissions waiting or being judged, all processes (database).",
+                      "# TYPE kdojo_submissions gauge"]
+            lines += [f'kdojo_submissions{{status="{s}"}} {n}' for s, n in sorted(self.queue_counts.items())]
+            lines += ["# HELP kdojo_submissions_counted_timestamp_seconds When kdojo_submissions was counted.",
+                      "# TYPE kdojo_submissions_counted_timestamp_seconds gauge",
+                      f"kdojo_submissions_counted_timestamp_seconds {self.queue_counted_at:.3f}"]
         lines += ["# HELP kdojo_verdicts_total Verdicts stored by this process's judging worker.",
                   "# TYPE kdojo_verdicts_total counter"]
         lines += [f'kdojo_verdicts_total{{verdict="{v}"}} {n}' for v, n in sorted(verdicts.items())]
@@ -113,7 +117,8 @@ class Metrics:
 
 
 class QueueGauge:
-    """Counts queued and running submissions every `interval_s` into `metrics`."""
+    """Counts queued and running submissions every `interval_s` into `metrics`,
+    from the first scrape on (a server nobody scrapes sends no extra queries)."""
 
     def __init__(self, metrics: Metrics, factory: Any, interval_s: float = GAUGE_REFRESH_S) -> None:
         self.metrics, self.factory, self.interval_s = metrics, factory, interval_s
@@ -126,6 +131,7 @@ class QueueGauge:
 
     def stop(self) -> None:
         self._stop.set()
+        self.metrics.scraped.set()  # wakes a thread still waiting for its first scrape
         self._thread.join(timeout=10)
 
     def count_once(self) -> None:
@@ -136,7 +142,8 @@ class QueueGauge:
         self.metrics.queue_counted_at = time.time()
 
     def _run(self) -> None:
-        while True:
+        self.metrics.scraped.wait()
+        while not self._stop.is_set():
             try:
                 self.count_once()
                 self.faults.ok()
@@ -191,4 +198,6 @@ async def metrics_endpoint(request: Request) -> Response:
             "x-forwarded-for" in request.headers or "forwarded" in request.headers:
         return JSONResponse({"detail": "The metrics are served only to this machine unless "
                                        "KDOJO_METRICS_TOKEN is set."}, status_code=403)
-    return PlainTextResponse(request.app.state.metrics.render(), media_type=CONTENT_TYPE)
+    metrics: Metrics = request.app.state.metrics
+    metrics.scraped.set()
+    return PlainTextResponse(metrics.render(), media_type=CONTENT_TYPE)

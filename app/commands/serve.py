@@ -93,7 +93,7 @@ def serve(settings) -> int:  # noqa: ANN001
     from app.commands.migrate import migrate
     from app.main import create_app
 
-    lock, busy = hold_data_folder(settings.database_url)
+    _held, busy = hold_data_folder(settings.database_url)  # locked until serve() returns (the process ends)
     if busy is not None:
         print(f"kdojo serve: {busy}", file=sys.stderr)
         return 1
@@ -126,5 +126,4 @@ def serve(settings) -> int:  # noqa: ANN001
     # log_config=None: uvicorn's lines go through our logging (secrets masked, a 500's traceback once)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=settings.access_log,
                 proxy_headers=False, log_config=None)
-    del lock  # held until here: the server is gone
     return 0
