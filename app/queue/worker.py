@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from huey import Huey
@@ -130,14 +131,16 @@ class Reaper:
                 log.warning("re-queued submissions %s", reaped)
 
 
-def process_gone(pid_text: str) -> bool:
-    """Whether the process `pid_text` of this host is no longer running."""
+def process_gone(pid_text: str, own_pid_free: bool) -> bool:
+    """Whether the process `pid_text` of this host is no longer running.
+    `own_pid_free`: no worker of this process has claimed anything yet, so a row
+    under our own pid is an earlier process's (a container restarts as pid 1)."""
     try:
         pid = int(pid_text)
     except ValueError:
         return False  # not a worker id of ours: leave it to the reaper
     if pid == os.getpid():
-        return True  # this process has claimed nothing yet: an earlier one had our pid
+        return own_pid_free
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -167,6 +170,9 @@ def pool_size(threads: int, backend: str | None, max_pending: int, cpus: int | N
 class Worker:
     """A Huey consumer with `threads` judging threads plus a reaper (0: `pool_size`)."""
 
+    _running_here = 0  # Workers of this process started and not stopped (a test may run two)
+    _running_lock = threading.Lock()
+
     def __init__(self, huey: Huey, runtime: JudgeRuntime, enqueue: Any, threads: int) -> None:
         self.huey = huey
         self.runtime = runtime
@@ -191,17 +197,21 @@ class Worker:
         self.reaper = Reaper(runtime, enqueue)
 
     def start(self) -> None:
-        self.requeue_orphans()
+        with Worker._running_lock:
+            first_here = Worker._running_here == 0
+            Worker._running_here += 1
+        self.requeue_orphans(own_pid_free=first_here)
         self.runtime.warm()
         self.consumer.start()
         self.reaper.start()
 
-    def requeue_orphans(self) -> list[int]:
+    def requeue_orphans(self, own_pid_free: bool) -> list[int]:
         """Jobs a previous run of this worker was judging when it died are queued
         again now, not after KDOJO_STALE_AFTER_S (issue #25). A named worker owns
         every row under its name; otherwise a row of this host whose process is gone."""
         runtime = self.runtime
-        gone = (lambda _pid: True) if runtime.named else process_gone
+        gone: Callable[[str], bool] = ((lambda _pid: True) if runtime.named
+                                       else lambda pid: process_gone(pid, own_pid_free))
         try:
             with transaction(runtime.factory) as session:
                 ids = judging.requeue_orphans(session, runtime.identity, gone, runtime.settings.max_attempts)
@@ -219,3 +229,5 @@ class Worker:
         self.reaper.stop()
         self.consumer.stop(graceful=True)
         self.runtime.close()
+        with Worker._running_lock:
+            Worker._running_here -= 1

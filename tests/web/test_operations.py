@@ -204,3 +204,55 @@ def test_a_server_killed_mid_judgement_requeues_its_job_at_once_when_restarted(t
         assert f"re-queued submissions [{submission_id}] that a previous run of this worker was judging" in log
     finally:
         second.stop(signal.SIGKILL)  # no need to wait out the spinning kernel's time limit
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid  # exited and reaped: no process has it (until the kernel reuses it)
+
+
+def test_a_starting_worker_requeues_only_its_own_dead_claims(tmp_path, lessons_dir):
+    import socket
+
+    from app.db import make_engine, make_sessionmaker, transaction
+    from app.main import Queue
+    from app.migrate import upgrade
+    from app.models import Submission, SubmissionAttempt
+    from app.queue.tasks import JudgeRuntime
+    from app.queue.worker import Worker
+    from tests.web.conftest import EXERCISE, make_settings
+
+    settings = make_settings(tmp_path, lessons_dir, embedded_worker=False)
+    upgrade(settings.database_url)
+    engine = make_engine(settings.database_url)
+    factory = make_sessionmaker(engine)
+    host = socket.gethostname()
+    claims = {"dead here": f"{host}:{_dead_pid()}:1", "alive here": f"{host}:{os.getppid()}:1",
+              "other host": f"not-{host}:{_dead_pid()}:1", "named": "gpu-node-3:1:1", "named-like": "gpu-node-30:1:1"}
+    ids = {}
+    with transaction(factory) as session:
+        for what, worker_id in claims.items():
+            row = Submission(exercise_id=EXERCISE, mode="run", source="x", status="running", attempts=1,
+                             worker_id=worker_id)
+            session.add(row)
+            session.flush()
+            session.add(SubmissionAttempt(submission_id=row.id, attempt=1, worker_id=worker_id))
+            ids[what] = row.id
+    enqueued: list[int] = []
+    queue = Queue(settings)
+    try:
+        by_host = Worker(queue.huey, JudgeRuntime(settings, factory, None), enqueued.append, 1)
+        assert by_host.requeue_orphans(own_pid_free=True) == [ids["dead here"]]
+        named = Worker(queue.huey, JudgeRuntime(settings, factory, None, name="gpu-node-3"), enqueued.append, 1)
+        assert named.requeue_orphans(own_pid_free=False) == [ids["named"]]
+        assert enqueued == [ids["dead here"], ids["named"]]
+        with transaction(factory) as session:
+            status = {what: session.get(Submission, sid).status for what, sid in ids.items()}
+            outcome = {what: session.query(SubmissionAttempt.outcome).filter_by(submission_id=sid).scalar()
+                       for what, sid in ids.items()}
+        assert status == {"dead here": "queued", "alive here": "running", "other host": "running",
+                          "named": "queued", "named-like": "running"}
+        assert outcome["dead here"] == outcome["named"] == "stale" and outcome["alive here"] == "running"
+    finally:
+        engine.dispose()
