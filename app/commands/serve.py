@@ -56,9 +56,10 @@ def port_taken(host: str, port: int) -> str | None:
     return None
 
 
-def hold_data_folder(database_url: str) -> tuple[IO[bytes] | None, str | None]:
+def hold_data_folder(database_url: str, create: bool) -> tuple[IO[bytes] | None, str | None]:
     """Take the one-server lock of a SQLite database: (the open lock file, to keep
-    for the process's life, or None for a server database; why not, or None).
+    for the process's life, or None for a server database or, without `create`,
+    a folder not made yet; why not, or None).
 
     An OS lock (flock) on a file beside the database, so a killed server leaves
     none behind. Two servers on one SQLite database would each run a worker
@@ -69,6 +70,8 @@ def hold_data_folder(database_url: str) -> tuple[IO[bytes] | None, str | None]:
     if not path or path == ":memory:":
         return None, None
     database = Path(path).resolve()
+    if not create and not database.parent.is_dir():
+        return None, None
     database.parent.mkdir(parents=True, exist_ok=True)
     handle = open(database.with_name(database.name + ".server-lock"), "a+b")  # noqa: SIM115 - held until exit
     try:
@@ -93,14 +96,18 @@ def serve(settings) -> int:  # noqa: ANN001
     from app.commands.migrate import migrate
     from app.main import create_app
 
-    _held, busy = hold_data_folder(settings.database_url)  # locked until serve() returns (the process ends)
-    if busy is not None:
-        print(f"kdojo serve: {busy}", file=sys.stderr)
-        return 1
-    taken = port_taken(settings.host, settings.port)
+    # Who holds the data folder is said first (a second server on the default port finds
+    # both taken); a folder not made yet is made only once the port is known to be free.
+    held, busy = hold_data_folder(settings.database_url, create=False)  # locked until serve() returns
+    taken = None if busy is not None else port_taken(settings.host, settings.port)
     if taken is not None:
         print(f"kdojo serve: cannot listen on {settings.host}:{settings.port}: {taken} "
               f"(another server there? choose another with --port)", file=sys.stderr)
+        return 1
+    if busy is None and held is None:
+        held, busy = hold_data_folder(settings.database_url, create=True)
+    if busy is not None:
+        print(f"kdojo serve: {busy}", file=sys.stderr)
         return 1
     if migrate(settings.database_url, "kdojo serve") != 0:
         return 1

@@ -135,6 +135,9 @@ def test_a_second_server_on_one_data_folder_exits_at_once_naming_it_and_the_pid(
         last = second.log.read_text().strip().splitlines()[-1]
         assert last == (f"kdojo serve: another server (pid {first.proc.pid}) is running on the data folder "
                         f"{(tmp_path / 'data').resolve()} (database kdojo.sqlite3); stop it first")
+        same_port = subprocess.run(KDOJO + ["serve", "--port", str(first.port)], check=False, cwd=REPO_ROOT,
+                                   env=first.env, capture_output=True, text=True, timeout=60)
+        assert same_port.returncode == 1 and same_port.stderr.strip().splitlines()[-1] == last  # folder first
     finally:
         first.stop(signal.SIGKILL)  # killed: it cannot release anything itself
     third = Server(tmp_path / "data", lessons_dir)  # the OS released the killed server's lock
