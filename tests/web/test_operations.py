@@ -46,6 +46,14 @@ def _check_one_migrated(results: list[subprocess.CompletedProcess[str]]) -> None
     assert sum("is at the latest revision" in line for line in said) == len(results) - 1, said
 
 
+def test_a_worker_name_with_a_colon_or_empty_is_a_usage_error():
+    for name in ("gpu:0", ""):
+        out = subprocess.run(KDOJO + ["worker", "--name", name], check=False, cwd=REPO_ROOT, capture_output=True,
+                             text=True, timeout=60)
+        assert out.returncode == 2
+        assert out.stderr.strip().splitlines() == ["kdojo worker: --name must be 1 to 64 characters without ':'"]
+
+
 def test_three_processes_migrating_a_fresh_sqlite_database_all_succeed(tmp_path):
     url = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
     _check_one_migrated(_migrate_at_once(url))
