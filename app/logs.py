@@ -94,7 +94,8 @@ class RepeatedTracebackFilter(logging.Filter):
             if told_at is None or now - told_at >= self.period_s:
                 self._told[key] = now
                 return True
-        record.msg = f"{record.getMessage()}: {key[0]} at {key[1]}: {_one_line(exc_info[1])} " \
+        # uvicorn's message ends in a line break: one line means stripping it
+        record.msg = f"{record.getMessage().strip()}: {key[0]} at {key[1]}: {_one_line(exc_info[1])} " \
                      f"(traceback shown at most once per {self.period_s:g} s)"
         record.args = None
         record.exc_info = None

@@ -84,16 +84,17 @@ def test_a_repeated_500_shows_its_traceback_once_per_period(captured):
         try:
             _raise_here(kind)
         except Exception:
-            logger.exception("Exception in ASGI application")
+            logger.exception("Exception in ASGI application\n")  # as uvicorn words it
     text = out.getvalue()
     assert text.count("Traceback") == 2  # the first ValueError and the first KeyError
     one_liners = [line for line in text.splitlines() if "traceback shown at most once per 60 s" in line]
     assert len(one_liners) == 2 and all("ValueError at " in line and "test_logs.py:" in line for line in one_liners)
+    assert all("ERROR " in line and "Exception in ASGI application: ValueError at " in line for line in one_liners)
     clock.now += 61
     try:
         _raise_here(ValueError)
     except ValueError:
-        logger.exception("Exception in ASGI application")
+        logger.exception("Exception in ASGI application\n")  # as uvicorn words it
     assert out.getvalue().count("Traceback") == 3  # the period is over: shown again
 
 
