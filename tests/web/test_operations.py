@@ -267,3 +267,34 @@ def test_a_starting_worker_requeues_only_its_own_dead_claims(tmp_path, lessons_d
         assert outcome["dead here"] == outcome["named"] == "stale" and outcome["alive here"] == "running"
     finally:
         engine.dispose()
+
+
+def test_a_repeated_500_logs_its_traceback_once_then_one_line_each(tmp_path, lessons_dir):
+    import sqlite3
+
+    from tests.web.conftest import EXERCISE
+
+    server = Server(tmp_path / "data", lessons_dir, KDOJO_EMBEDDED_WORKER="false")
+    try:
+        server.wait_ready()
+        with sqlite3.connect(tmp_path / "data" / "kdojo.sqlite3", timeout=30) as conn:
+            conn.execute("DROP TABLE submission_events")  # every new submission now fails: our fault, a 500
+        statuses = []
+        for _ in range(4):  # a connection each: uvicorn closes the one a request failed on
+            with httpx.Client(base_url=server.url, timeout=30) as client:
+                client.get("/api/me/progress")
+                statuses.append(client.post("/api/submissions", json={"exercise_id": EXERCISE, "source": "x",
+                                                                      "mode": "run"},
+                                            headers={"X-CSRF-Token": client.cookies.get("kdojo_csrf") or ""}
+                                            ).status_code)
+    finally:
+        server.stop()
+    assert statuses == [500] * 4
+    log = server.log.read_text()
+    lines = log.splitlines()
+    assert lines.count("ERROR uvicorn.error: Exception in ASGI application") == 1, log  # with its traceback
+    assert 1 <= log.count("Traceback (most recent call last)") <= 2  # the driver's error, chained
+    one_liners = [line for line in log.splitlines() if "traceback shown at most once per 60 s" in line]
+    assert len(one_liners) == 3, log
+    assert all(line.startswith("ERROR uvicorn.error: Exception in ASGI application: OperationalError at ")
+               for line in one_liners), one_liners
