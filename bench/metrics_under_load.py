@@ -25,7 +25,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from web_load import Connection, Learner, client, commit, free_port, percentile, start_server, stop  # noqa: E402
+from web_load import (
+    Connection,
+    Learner,
+    client,
+    commit,
+    free_port,
+    percentile,
+    start_server,
+    stop,
+)
 
 LOAD_PATH = "/api/me/progress"
 
@@ -41,7 +50,7 @@ async def probe(port: int, path: str, stop_at: float, every_s: float, latencies_
                 latencies_ms.append((time.perf_counter() - t0) * 1000)
             else:
                 errors.append(f"HTTP {status}")
-        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, OSError, ValueError, asyncio.IncompleteReadError) as exc:
             errors.append(type(exc).__name__)
             await conn.close()
         await asyncio.sleep(every_s)

@@ -174,7 +174,7 @@ def _row(db: Path, submission_id: int) -> tuple[str, int, list[tuple[int, str]]]
     return status, attempts, outcomes
 
 
-def _until(check, timeout_s: float, what: str) -> float:  # noqa: ANN001
+def _until(check, timeout_s: float, what: str) -> float:
     started = time.monotonic()
     while time.monotonic() - started < timeout_s:
         if check():
