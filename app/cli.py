@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "exercises": ("kernels.cli", "list exercise ids"),
     "serve": ("app.commands.serve", "migrate, load lessons, run the web app and its worker"),
     "worker": ("app.commands.worker", "run a judge worker for a scale-out deployment"),
+    "migrate": ("app.commands.migrate", "bring the database schema to the latest revision (once, under a lock)"),
     "lessons": ("app.commands.lessons", "validate or scaffold lessons"),
     "users": ("app.commands.users", "manage accounts (create-admin, …)"),
     "tokens": ("app.commands.tokens", "manage API tokens"),

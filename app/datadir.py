@@ -41,6 +41,6 @@ def describe_database(url: str) -> str:
     if url.startswith("sqlite"):
         path = url.split(":///", 1)[-1]
         return f"SQLite {Path(path).resolve()}" if path and path != ":memory:" else "SQLite (in memory)"
-    from sqlalchemy.engine import make_url
+    from app.logs import mask_url
 
-    return make_url(url).render_as_string(hide_password=True)
+    return mask_url(url)

@@ -19,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
 
 from app.db import make_engine, make_sessionmaker
+from app.metrics import Metrics, MetricsMiddleware, QueueGauge, metrics_endpoint
 from app.api.errors import data_error_handler, document_errors, overflow_handler, service_error_handler
 from app.security.bodylimit import BodyLimitMiddleware
 from app.security.csrf import CSRFMiddleware
@@ -31,8 +32,9 @@ from app.templating import templates
 log = logging.getLogger("kdojo")
 
 
-def load_catalog(settings: Settings) -> Any:
-    """The lesson catalog (app.content, the frontend's loader)."""
+def load_catalog(settings: Settings, lenient: bool = False) -> Any:
+    """The lesson catalog (app.content, the frontend's loader). `lenient` (start-up):
+    a malformed lesson is left out with one error line naming its file and field."""
     try:
         from app.content import load_catalog as load
     except ModuleNotFoundError as exc:
@@ -40,7 +42,10 @@ def load_catalog(settings: Settings) -> Any:
             raise
         log.warning("lesson catalog loader not available; serving no lessons")
         return None
-    return load(settings.lessons_dir)
+    catalog = load(settings.lessons_dir, lenient=lenient)
+    for error in catalog.skipped:
+        log.error("lesson left out: %s (`kdojo lessons validate` checks them all)", error)
+    return catalog
 
 
 class Queue:
@@ -65,10 +70,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from app.queue.tasks import JudgeRuntime
         from app.queue.worker import Worker
 
-        runtime = JudgeRuntime(settings, app.state.sessionmaker, app.state.catalog)
+        runtime = JudgeRuntime(settings, app.state.sessionmaker, app.state.catalog, metrics=app.state.metrics)
         worker = Worker(app.state.queue.huey, runtime, app.state.queue.enqueue, settings.worker_threads)
         worker.start()
     app.state.worker = worker
+    gauge = QueueGauge(app.state.metrics, app.state.sessionmaker)
+    gauge.start()
     watcher = None
     if settings.reload_lessons:  # development: reload lessons when their files change (issue #6)
         from app.services.admin_content import LessonWatcher
@@ -83,17 +90,18 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             watcher.stop()
         if worker is not None:
             worker.stop()
+        gauge.stop()
         app.state.engine.dispose()
 
 
-def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI:
+def create_app(settings: Settings | None = None, catalog: Any = None, lenient: bool = False) -> FastAPI:
     settings = settings or get_settings()
     app = FastAPI(title="Kernel Dojo", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
-    app.state.catalog = catalog if catalog is not None else load_catalog(settings)
+    app.state.catalog = catalog if catalog is not None else load_catalog(settings, lenient)
     app.state.queue = Queue(settings)
     from app.api.system import resolve_backend
 
@@ -123,9 +131,12 @@ def create_app(settings: Settings | None = None, catalog: Any = None) -> FastAPI
         from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.forwarded_allow_ips)
+    app.state.metrics = Metrics()
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)  # outermost: every response counts
     app.add_exception_handler(ServiceError, service_error_handler)
     app.add_exception_handler(DataError, data_error_handler)
     app.add_exception_handler(OverflowError, overflow_handler)
+    app.add_route("/metrics", metrics_endpoint, methods=["GET"], include_in_schema=False)
     app.add_api_route("/api/docs", _swagger, include_in_schema=False, response_class=HTMLResponse)
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "static", check_dir=False), name="static")
 

@@ -33,6 +33,7 @@ class Settings(BaseSettings):
     # addresses or networks of your reverse proxies, "*" for any; "" trusts none.
     forwarded_allow_ips: str = ""
     max_request_bytes: int = 1 << 20  # bodies are counted while read; more is a 413
+    metrics_token: str = ""  # "": /metrics only to this machine (app.metrics)
     access_log: bool = False  # uvicorn's line per request: ~10% of an uncached request's cost (issue #4)
 
     judge_backend: Literal["auto", "cuda", "emu"] = "auto"

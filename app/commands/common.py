@@ -35,11 +35,23 @@ def load_settings() -> Any:
     from app.settings import Settings
 
     try:
-        return Settings()
+        settings = Settings()
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err.get("loc", ())) or "settings"
         raise UsageError(f"bad settings: {where}: {err.get('msg', 'invalid')}") from None
+    register_secrets(settings)
+    return settings
+
+
+def register_secrets(settings: Any) -> None:
+    """Whatever the settings hold that must never be printed is masked from now on (app.logs)."""
+    from app.logs import register_secret, register_url
+
+    register_url(settings.database_url)
+    register_url(settings.redis_url)
+    register_secret(settings.secret_key)
+    register_secret(getattr(settings, "metrics_token", ""))
 
 
 def run(prog: str, build: Callable[[Parser], None], argv: list[str]) -> int:

@@ -3,8 +3,11 @@ worker and serve the app (one process by default)."""
 
 from __future__ import annotations
 
-import logging
+import fcntl
+import os
 import sys
+from pathlib import Path
+from typing import IO
 
 from app.commands.common import CommandParser, UsageError, load_settings
 
@@ -16,8 +19,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-worker", action="store_true",
                         help="do not run the embedded judging worker (scale-out: run `kdojo worker`)")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
+    from app.logs import configure_logging
+
+    configure_logging()
 
     try:
         settings = load_settings()
@@ -52,26 +56,63 @@ def port_taken(host: str, port: int) -> str | None:
     return None
 
 
+def hold_data_folder(database_url: str, create: bool) -> tuple[IO[bytes] | None, str | None]:
+    """Take the one-server lock of a SQLite database: (the open lock file, to keep
+    for the process's life, or None for a server database or, without `create`,
+    a folder not made yet; why not, or None).
+
+    An OS lock (flock) on a file beside the database, so a killed server leaves
+    none behind. Two servers on one SQLite database would each run a worker
+    taking the other's jobs and re-queue each other's running ones."""
+    if not database_url.startswith("sqlite"):
+        return None, None  # PostgreSQL: as many web nodes as you like
+    path = database_url.split("///", 1)[-1].split("?", 1)[0]
+    if not path or path == ":memory:":
+        return None, None
+    database = Path(path).resolve()
+    if not create and not database.parent.is_dir():
+        return None, None
+    database.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(database.with_name(database.name + ".server-lock"), "a+b")  # noqa: SIM115 - held until exit
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        pid = handle.read().decode(errors="replace").strip() or "unknown"
+        handle.close()
+        return None, (f"another server (pid {pid}) is running on the data folder {database.parent} "
+                      f"(database {database.name}); stop it first")
+    handle.truncate(0)
+    handle.write(str(os.getpid()).encode())
+    handle.flush()
+    return handle, None
+
+
 def serve(settings) -> int:  # noqa: ANN001
     import gc
 
     import uvicorn
 
+    from app.commands.migrate import migrate
     from app.main import create_app
-    from app.migrate import upgrade
 
-    taken = port_taken(settings.host, settings.port)
+    # Who holds the data folder is said first (a second server on the default port finds
+    # both taken); a folder not made yet is made only once the port is known to be free.
+    held, busy = hold_data_folder(settings.database_url, create=False)  # locked until serve() returns
+    taken = None if busy is not None else port_taken(settings.host, settings.port)
     if taken is not None:
         print(f"kdojo serve: cannot listen on {settings.host}:{settings.port}: {taken} "
               f"(another server there? choose another with --port)", file=sys.stderr)
         return 1
-    try:
-        upgrade(settings.database_url)
-    except Exception as exc:  # noqa: BLE001 - an operator reads one line, not a traceback
-        print(f"kdojo serve: migrating {settings.database_url} failed: {exc}", file=sys.stderr)
+    if busy is None and held is None:
+        held, busy = hold_data_folder(settings.database_url, create=True)
+    if busy is not None:
+        print(f"kdojo serve: {busy}", file=sys.stderr)
+        return 1
+    if migrate(settings.database_url, "kdojo serve") != 0:
         return 1
     try:
-        app = create_app(settings)
+        app = create_app(settings, lenient=True)
     except Exception as exc:  # noqa: BLE001 - e.g. a malformed lesson names its file and field
         print(f"kdojo serve: {exc}", file=sys.stderr)
         return 1
@@ -89,6 +130,7 @@ def serve(settings) -> int:  # noqa: ANN001
     gc.collect()
     gc.freeze()
     # proxy_headers off: the app trusts X-Forwarded-For only from KDOJO_FORWARDED_ALLOW_IPS (app.main)
+    # log_config=None: uvicorn's lines go through our logging (secrets masked, a 500's traceback once)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=settings.access_log,
-                proxy_headers=False)
+                proxy_headers=False, log_config=None)
     return 0

@@ -3,7 +3,6 @@ scale-out deployment (PostgreSQL + RedisHuey); one per GPU."""
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import sys
@@ -18,21 +17,28 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--threads", type=int, default=0,
                         help="judging threads (default 0: sized to the machine — one on a GPU, "
                              "one per CPU core on the emulator)")
+    parser.add_argument("--name", help="this worker's identity in the database, unique among running workers "
+                                       "(default: the host name); a restarted worker re-queues at once the "
+                                       "jobs it was judging under it")
     args = parser.parse_args(argv)
+    if args.name is not None and (not args.name or ":" in args.name or len(args.name) > 64):
+        print("kdojo worker: --name must be 1 to 64 characters without ':'", file=sys.stderr)
+        return 2
     if args.gpu is not None:
         if args.gpu < 0:
             print("kdojo worker: --gpu must be 0 or more", file=sys.stderr)
             return 2
         os.environ["CUDA_VISIBLE_DEVICES"] = str(args.gpu)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)  # start-up noise
+    from app.logs import configure_logging
+
+    configure_logging()
 
     try:
         settings = load_settings()
     except UsageError as exc:
         print(f"kdojo worker: {exc}", file=sys.stderr)
         return 2
-    return run_worker(settings, args.threads)
+    return run_worker(settings, args.threads, name=args.name)
 
 
 def queue_unreachable(queue, settings) -> str | None:  # noqa: ANN001
@@ -42,26 +48,29 @@ def queue_unreachable(queue, settings) -> str | None:  # noqa: ANN001
     if settings.queue != "redis":
         return None
     from app.datadir import describe_database
+    from app.logs import redact
 
     try:
         queue.huey.storage.conn.ping()
     except Exception as exc:  # noqa: BLE001 - redis raises its own ConnectionError, TimeoutError, …
-        return f"cannot reach Redis at {describe_database(settings.redis_url)}: {exc}"
+        return redact(f"cannot reach Redis at {describe_database(settings.redis_url)}: {exc}")
     return None
 
 
-def run_worker(settings, threads: int, stop: threading.Event | None = None) -> int:  # noqa: ANN001
+def run_worker(settings, threads: int, stop: threading.Event | None = None, name: str | None = None) -> int:  # noqa: ANN001
+    from app.commands.migrate import migrate
     from app.db import make_engine, make_sessionmaker
+    from app.logs import redact
     from app.main import Queue, load_catalog
-    from app.migrate import upgrade
     from app.queue.tasks import JudgeRuntime
     from app.queue.worker import Worker
 
+    if migrate(settings.database_url, "kdojo worker") != 0:
+        return 1
     try:
-        upgrade(settings.database_url)
-        catalog = load_catalog(settings)
+        catalog = load_catalog(settings, lenient=True)
     except Exception as exc:  # noqa: BLE001 - one line for the operator
-        print(f"kdojo worker: {exc}", file=sys.stderr)
+        print(redact(f"kdojo worker: {exc}"), file=sys.stderr)
         return 1
     queue = Queue(settings)
     unreachable = queue_unreachable(queue, settings)
@@ -69,7 +78,7 @@ def run_worker(settings, threads: int, stop: threading.Event | None = None) -> i
         print(f"kdojo worker: {unreachable}", file=sys.stderr)
         return 1
     engine = make_engine(settings.database_url)
-    runtime = JudgeRuntime(settings, make_sessionmaker(engine), catalog)
+    runtime = JudgeRuntime(settings, make_sessionmaker(engine), catalog, name)
     worker = Worker(queue.huey, runtime, queue.enqueue, threads)
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():

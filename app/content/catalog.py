@@ -78,6 +78,7 @@ class Catalog:
     lessons_dir: Path
     tracks: list[Track] = field(default_factory=list)
     lessons: dict[str, Lesson] = field(default_factory=dict)  # in track, then lesson order
+    skipped: list[Exception] = field(default_factory=list)  # lenient loading: what was left out, and why
 
     def lesson(self, lesson_id: str) -> Lesson | None:
         return self.lessons.get(lesson_id)
@@ -253,18 +254,50 @@ def _check_links(lessons: list[Lesson]) -> None:
                 raise LessonError(lesson.dir / "lesson.toml", f"prerequisites[{i}]", f"no lesson with id {prereq!r}")
 
 
-def load_catalog(lessons_dir: Path | str) -> Catalog:
+def _without_broken_links(lessons: list[Lesson], skipped: list[Exception]) -> list[Lesson]:
+    """Drop, one by one, a lesson whose id is taken or whose prerequisite is missing
+    (a prerequisite may be missing because its own lesson was dropped)."""
+    while True:
+        try:
+            _check_links(lessons)
+        except LessonError as exc:
+            skipped.append(exc)
+            lessons = [lesson for lesson in lessons if lesson.dir / "lesson.toml" != exc.path]
+            continue
+        return lessons
+
+
+def _lenient_lessons(root: Path) -> tuple[list[Lesson], list[Exception]]:
+    from kernels.catalog import load_catalog as load_judged
+
+    judged, spec_errors = load_judged(root)
+    skipped: list[Exception] = list(spec_errors)
+    lessons = []
+    for path in sorted(root.glob("*/lesson.toml")):
+        try:
+            lessons.append(load_lesson(path.parent, judged))
+        except LessonError as exc:
+            skipped.append(exc)
+    return _without_broken_links(lessons, skipped), skipped
+
+
+def load_catalog(lessons_dir: Path | str, lenient: bool = False) -> Catalog:
     """Every `<lessons_dir>/*/lesson.toml`, grouped by track, ordered by `order`.
 
-    Raises LessonError (file and field) for a malformed lesson.
+    Raises LessonError (file and field) for a malformed lesson (SpecError for a
+    malformed exercise); `lenient` leaves such a lesson out instead and lists the
+    error in `catalog.skipped` (a server starts with the rest, issue #25).
     """
     from kernels.catalog import load_exercises  # the judge owns the exercise spec
 
     root = Path(lessons_dir)
-    judged = dict(load_exercises(root))
-    lessons = [load_lesson(p.parent, judged) for p in sorted(root.glob("*/lesson.toml"))]
-    _check_links(lessons)
-    catalog = Catalog(lessons_dir=root)
+    if lenient:
+        lessons, skipped = _lenient_lessons(root)
+    else:
+        judged = dict(load_exercises(root))
+        lessons, skipped = [load_lesson(p.parent, judged) for p in sorted(root.glob("*/lesson.toml"))], []
+        _check_links(lessons)
+    catalog = Catalog(lessons_dir=root, skipped=skipped)
     track_ids = sorted({lesson.track for lesson in lessons}, key=lambda t: min(l.order for l in lessons if l.track == t))
     for track_id in track_ids:
         in_track = sorted((l for l in lessons if l.track == track_id), key=lambda l: (l.order, l.id))

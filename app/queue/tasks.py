@@ -22,6 +22,7 @@ import os
 import queue
 import socket
 import threading
+import time
 from typing import Any
 
 from huey import Huey
@@ -29,7 +30,8 @@ from huey.api import TaskWrapper
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import transaction
-from app.models import Submission
+from app.metrics import Metrics
+from app.models import Submission, utcnow
 from app.services import judging
 from app.services.events import add_event, judge_event_to_stage
 from app.settings import Settings
@@ -44,11 +46,18 @@ PROFILE_RETRY_S = 2.0
 class JudgeRuntime:
     """What a worker needs: settings, the database, the catalog, judges per thread."""
 
-    def __init__(self, settings: Settings, factory: sessionmaker[Session], catalog: Any) -> None:
+    def __init__(self, settings: Settings, factory: sessionmaker[Session], catalog: Any,
+                 name: str | None = None, metrics: Metrics | None = None) -> None:
         self.settings = settings
+        self.metrics = metrics or Metrics()
         self.factory = factory
         self.catalog = catalog
-        self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
+        # Rows claimed read `identity:pid:thread`. The identity is the host, or the
+        # name an operator gave this worker (`kdojo worker --name`), unique among
+        # the running workers: it finds its own interrupted jobs again at start.
+        self.identity = name or socket.gethostname()
+        self.named = bool(name)
+        self.worker_id = f"{self.identity}:{os.getpid()}"
         # Idle judges. A job borrows one and gives it back, so there are never more
         # judges than judging threads, each with its pre-warmed spare process.
         self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -127,16 +136,21 @@ class JudgeRuntime:
             submission = session.get(Submission, submission_id)
             assert submission is not None
             source, exercise_id, mode = submission.source, submission.exercise_id, submission.mode
+            created_at = submission.created_at
         beat = _Heartbeat(self.factory, submission_id, attempt, self.settings.heartbeat_s)
         beat.start()
+        started = time.monotonic()
         try:
             result, wants_profile = self._run_judge(submission_id, source, exercise_id, mode)
         finally:
             beat.stop()
+        judge_s = time.monotonic() - started
         with transaction(self.factory) as session:
             if not judging.finish(session, submission_id, attempt, result, self.catalog):
                 log.warning("submission %s attempt %s lost its row; result dropped", submission_id, attempt)
                 return submission_id
+        turnaround_s = (utcnow() - created_at).total_seconds() if created_at else None
+        self.metrics.judged(str(result.get("verdict")), judge_s, turnaround_s)
         if wants_profile and profile_later is not None:
             profile_later(submission_id, attempt)
         return submission_id

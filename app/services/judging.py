@@ -10,6 +10,7 @@ overwrite a newer attempt, and a verdict is stored once.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select, update
@@ -156,6 +157,25 @@ def reap(
     for sub_id in forgotten:
         session.execute(update(Submission).where(Submission.id == sub_id).values(heartbeat_at=now))
         to_enqueue.append(sub_id)
+    return to_enqueue
+
+
+def requeue_orphans(session: Session, identity: str, gone: Callable[[str], bool], max_attempts: int) -> list[int]:
+    """At a worker's start: `running` rows claimed under `identity` (worker ids
+    read `identity:pid:thread`) whose claiming process `gone(pid)` says is dead
+    go back to `queued` now, as the reaper would after the stale timeout (attempt
+    marked `stale`); returns the ids to enqueue."""
+    pattern = identity.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ":%"
+    rows = session.execute(
+        select(Submission.id, Submission.attempts, Submission.exercise_id, Submission.worker_id)
+        .where(Submission.status == "running", Submission.worker_id.like(pattern, escape="\\"))
+    ).all()
+    now = utcnow()
+    to_enqueue = []
+    for sub_id, attempt, exercise_id, worker_id in rows:
+        pid = worker_id[len(identity) + 1:].split(":", 1)[0]
+        if gone(pid) and _requeue_stale(session, sub_id, attempt, exercise_id, max_attempts, now):
+            to_enqueue.append(sub_id)
     return to_enqueue
 
 
