@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
 
+from app.content import load_catalog as load_lessons
 from app.db import make_engine, make_sessionmaker
 from app.metrics import Metrics, MetricsMiddleware, QueueGauge, metrics_endpoint
 from app.api.errors import data_error_handler, document_errors, overflow_handler, service_error_handler
@@ -33,16 +34,9 @@ log = logging.getLogger("kdojo")
 
 
 def load_catalog(settings: Settings, lenient: bool = False) -> Any:
-    """The lesson catalog (app.content, the frontend's loader). `lenient` (start-up):
-    a malformed lesson is left out with one error line naming its file and field."""
-    try:
-        from app.content import load_catalog as load
-    except ModuleNotFoundError as exc:
-        if exc.name != "app.content":
-            raise
-        log.warning("lesson catalog loader not available; serving no lessons")
-        return None
-    catalog = load(settings.lessons_dir, lenient=lenient)
+    """The lesson catalog; `lenient` (start-up): a malformed lesson is left out with one
+    error line naming its file and field (app.content.load_catalog)."""
+    catalog = load_lessons(settings.lessons_dir, lenient=lenient)
     for error in catalog.skipped:
         log.error("lesson left out: %s (`kdojo lessons validate` checks them all)", error)
     return catalog

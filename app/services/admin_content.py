@@ -21,11 +21,10 @@ def reload_catalog(app: Any) -> Any:
     """Load the lessons again and swap them in; raises Invalid (the old catalog stays)."""
     from kernels.spec import SpecError
 
-    from app.content import LessonError
-    from app.main import load_catalog
+    from app.content import LessonError, load_catalog
 
     try:
-        catalog = load_catalog(app.state.settings)
+        catalog = load_catalog(app.state.settings.lessons_dir)  # strict: a bad lesson keeps the old catalog
     except (LessonError, SpecError) as exc:
         raise Invalid(f"The lessons were not reloaded: {exc}") from None
     app.state.catalog = catalog
