@@ -20,7 +20,7 @@ import getpass
 import sys
 from typing import Any
 
-from app.commands.common import CommandFailed, Parser, UsageError, database, run
+from app.commands.common import CommandFailed, Parser, UsageError, database, load_settings, run
 from app.models import ROLES
 
 
@@ -101,8 +101,6 @@ def reset_password(args: argparse.Namespace) -> int:
 
 
 def _default_base_url() -> str:
-    from app.commands.common import load_settings
-
     settings = load_settings()
     return f"http://{settings.host}:{settings.port}"
 
