@@ -13,7 +13,6 @@ file is not copied (app/services/backup.py says why). Exit 0 done, 1 failed,
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -61,7 +60,7 @@ def _sqlite(settings, path: Path | None, folder: Path) -> int:  # noqa: ANN001
 
 
 def _postgres(database_url: str, path: Path | None, folder: Path) -> int:
-    from app.services.backup import have, pg_dump_command, target_path
+    from app.services.backup import BackupError, have, pg_dump_command, run_pg, target_path
 
     target = target_path(path, folder, suffix=".pgdump")
     command = pg_dump_command(database_url, target)
@@ -70,12 +69,11 @@ def _postgres(database_url: str, path: Path | None, folder: Path) -> int:
         print(f"kdojo backup: pg_dump is not on PATH; on a machine with PostgreSQL's client tools run: {shown}",
               file=sys.stderr)
         return 1
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
+    try:
+        run_pg(command, database_url, "pg_dump")
+    except BackupError:
         target.unlink(missing_ok=True)
-        first = (done.stderr.strip().splitlines() or ["no message"])[0]
-        print(f"kdojo backup: pg_dump failed: {first}", file=sys.stderr)
-        return 1
+        raise
     print(f"backed up the PostgreSQL database to {target} (pg_dump custom format; "
           f"`kdojo restore {target}` restores it)")
     return 0

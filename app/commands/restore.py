@@ -14,7 +14,6 @@ Asks before replacing anything unless `--yes`. Exit 0 done, 1 failed, 2 misuse.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -77,7 +76,7 @@ def _sqlite(settings, backup: Path, yes: bool) -> int:  # noqa: ANN001
 def _postgres(database_url: str, backup: Path, yes: bool) -> int:
     from app.migrate import upgrade
     from app.services.backup import (BackupError, have, known_revisions, pg_backup_revision, pg_dump_command,
-                                     pg_empty, pg_restore_command, timestamp)
+                                     pg_empty, pg_restore_command, run_pg, timestamp)
 
     command = pg_restore_command(database_url, backup)
     if not have("pg_restore") or not have("pg_dump"):
@@ -93,19 +92,11 @@ def _postgres(database_url: str, backup: Path, yes: bool) -> int:
         print("kdojo restore: nothing changed", file=sys.stderr)
         return 1
     kept = backup.with_name(f"before-restore-{timestamp()}.pgdump")
-    _run(pg_dump_command(database_url, kept), "pg_dump of the current database")
+    run_pg(pg_dump_command(database_url, kept), database_url, "pg_dump of the current database")
     pg_empty(database_url)
-    _run(command, f"pg_restore (the database is empty now; `kdojo restore {kept}` puts it back)")
+    run_pg(command, database_url, f"pg_restore (the database is empty now; `kdojo restore {kept}` puts it back)")
     upgrade(database_url)
     print(f"restored the PostgreSQL database from {backup} (was revision {revision}; migrated to this version)")
     print(f"the database it replaced is kept as {kept}")
     return 0
 
-
-def _run(command: list[str], what: str) -> None:
-    from app.services.backup import BackupError
-
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        first = (done.stderr.strip().splitlines() or ["no message"])[0]
-        raise BackupError(f"{what} failed: {first}")

@@ -179,13 +179,32 @@ def copy_sqlite(source: Path, target: Path) -> None:
 
 
 def libpq_url(database_url: str) -> str:
-    """The URL `pg_dump` understands (no SQLAlchemy driver suffix)."""
-    scheme, rest = database_url.split("://", 1)
-    return f"postgresql://{rest}" if scheme.startswith("postgres") else database_url
+    """The URL `pg_dump` understands: no SQLAlchemy driver suffix, and no
+    password (a command line is readable by every local user: `pg_env`)."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database_url)._replace(drivername="postgresql", password=None)  # set() keeps a None field
+    return url.render_as_string(hide_password=False)
+
+
+def pg_env(database_url: str) -> dict[str, str]:
+    """The environment for `pg_dump`/`pg_restore`: the password, if the URL has one."""
+    from sqlalchemy.engine import make_url
+
+    password = make_url(database_url).password
+    return {**os.environ, **({"PGPASSWORD": str(password)} if password else {})}
+
+
+def run_pg(command: list[str], database_url: str, what: str) -> None:
+    """Run a PostgreSQL client tool; BackupError with its first line of stderr when it fails."""
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=pg_env(database_url))
+    if done.returncode != 0:
+        first = (done.stderr.strip().splitlines() or ["no message"])[0]
+        raise BackupError(f"{what} failed: {first}")
 
 
 def pg_dump_command(database_url: str, target: Path) -> list[str]:
-    return ["pg_dump", "--format=custom", "--no-owner", f"--file={target}", f"--dbname={libpq_url(database_url)}"]
+    return ["pg_dump", "--format=custom", f"--file={target}", f"--dbname={libpq_url(database_url)}"]
 
 
 def pg_restore_command(database_url: str, backup: Path) -> list[str]:

@@ -254,3 +254,13 @@ def test_postgres_backup_and_restore_round_trip(pg_database, tmp_path, capsys):
     junk.write_text("not a dump")
     assert kdojo(["restore", str(junk), "--yes"]) == 1
     assert "is not a pg_dump custom-format file" in capsys.readouterr().err
+
+
+def test_the_postgres_password_goes_by_environment_not_the_command_line(tmp_path):
+    from app.services.backup import pg_dump_command, pg_env
+
+    url = "postgresql+psycopg://kdojo:s3cret@db-host:5433/kdojo?sslmode=require"
+    command = pg_dump_command(url, tmp_path / "x.pgdump")
+    assert command[-1] == "--dbname=postgresql://kdojo@db-host:5433/kdojo?sslmode=require"
+    assert not any("s3cret" in part for part in command)
+    assert pg_env(url)["PGPASSWORD"] == "s3cret" and "PGPASSWORD" not in pg_env("postgresql://kdojo@db-host/kdojo")
