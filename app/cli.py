@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lessons": ("app.commands.lessons", "validate or scaffold lessons"),
     "users": ("app.commands.users", "manage accounts (create-admin, …)"),
     "tokens": ("app.commands.tokens", "manage API tokens"),
+    "backup": ("app.commands.backup", "copy the database while the server runs"),
+    "restore": ("app.commands.restore", "replace the database with a backup (server stopped)"),
     "sandbox": ("kernels.doctor", "`sandbox check`: which judge containment layers are active here"),
 }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.i18n_accounts import ACCOUNTS_EN, ACCOUNTS_KO
 from app.i18n_messages import MSG_EN, MSG_KO
 
 KO: dict[str, Any] = {
@@ -312,5 +313,7 @@ EN: dict[str, Any] = {
 }
 
 KO.update(MSG_KO)
+KO.update(ACCOUNTS_KO)
 EN.update(MSG_EN)
+EN.update(ACCOUNTS_EN)
 STRINGS: dict[str, dict[str, Any]] = {"ko": KO, "en": EN}

@@ -316,3 +316,35 @@ class GradeOverride(Base):
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+# --- Accounts (issue #25): password-reset links and sign-up invite codes -------------------
+# Owned by app/services/account_recovery.py and app/services/invites.py; migration 0004.
+# Only the SHA-256 of a reset token or an invite code is stored.
+
+
+class PasswordReset(Base):
+    """A one-time password-reset link an admin made for a user: single use, expires."""
+
+    __tablename__ = "password_resets"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class InviteCode(Base):
+    """A sign-up invite code (`KDOJO_SIGNUP=invite`): `max_uses` accounts until `expires_at`."""
+
+    __tablename__ = "invite_codes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))  # the first characters, to recognise it in lists
+    note: Mapped[str] = mapped_column(String(100), default="")
+    max_uses: Mapped[int] = mapped_column(Integer, default=1)
+    uses: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)

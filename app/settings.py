@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     max_attempts: int = 3
 
     session_days: int = 30
+    # who may create an account: anyone, holders of an invite code, or nobody (issue #25)
+    signup: Literal["open", "invite", "closed"] = "open"
     cookie_secure: bool = False
     max_pending_submissions: int = 2
     submissions_per_hour: int = 60

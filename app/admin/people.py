@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from app.admin.auth import ContentAdmin, UsersAdmin
 from app.api.comments import forget_anonymous_page
 from app.deps import IdPath, PageQuery, SessionDep
-from app.services import admin_audit, admin_tokens, admin_users
+from app.services import account_recovery, admin_audit, admin_tokens, admin_users, invites
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 Page = PageQuery
@@ -34,6 +34,16 @@ class HideIn(BaseModel):
 
 class ResolveIn(BaseModel):
     reason: str = ""
+
+
+class ResetIn(BaseModel):
+    hours: int = Field(default=account_recovery.RESET_HOURS, ge=1, le=account_recovery.MAX_RESET_HOURS)
+
+
+class InviteIn(BaseModel):
+    uses: int = Field(default=1, ge=1, le=invites.MAX_USES, description="how many accounts it may create")
+    days: int = Field(default=invites.DEFAULT_DAYS, ge=1, le=invites.MAX_DAYS)
+    note: str = Field(default="", max_length=100)
 
 
 class TokenIn(BaseModel):
@@ -62,6 +72,39 @@ def disable(user_id: IdPath, body: DisableIn, session: SessionDep, actor: UsersA
     user = admin_users.set_disabled(session, actor, user_id, body.disabled, body.reason)
     session.commit()
     return admin_users.user_view(user)
+
+
+@router.post("/users/{user_id}/password-reset", status_code=201)
+def password_reset(user_id: IdPath, body: ResetIn, session: SessionDep, actor: UsersAdmin) -> dict[str, Any]:
+    """A one-time password-reset link for the user, to hand over yourself (nothing is
+    e-mailed). `link` is a path on this site; `token` is shown this once. Earlier
+    links of the user stop working."""
+    user = admin_users.get_user(session, user_id)
+    token, row = account_recovery.create_reset(session, actor, user, body.hours)
+    session.commit()
+    return {"user_id": user.id, "email": user.email, "link": account_recovery.reset_link(token), "token": token,
+            "expires_at": row.expires_at.isoformat() + "Z"}
+
+
+@router.get("/invites")
+def list_invites(session: SessionDep, _actor: UsersAdmin) -> dict[str, Any]:
+    """Sign-up invite codes, newest first (their first characters only)."""
+    return {"items": [invites.view(row) for row in invites.list_invites(session)]}
+
+
+@router.post("/invites", status_code=201)
+def create_invite(body: InviteIn, session: SessionDep, actor: UsersAdmin) -> dict[str, Any]:
+    """A sign-up invite code for `KDOJO_SIGNUP=invite`; `code` is shown this once."""
+    code, row = invites.create(session, actor, body.uses, body.days, body.note)
+    session.commit()
+    return {**invites.view(row), "code": code}
+
+
+@router.delete("/invites/{invite_id}")
+def revoke_invite(invite_id: IdPath, session: SessionDep, actor: UsersAdmin) -> dict[str, Any]:
+    row = invites.revoke(session, actor, invite_id)
+    session.commit()
+    return invites.view(row)
 
 
 @router.get("/tokens")

@@ -22,9 +22,12 @@ from app.api.errors import ERRORS, service_error_response
 from app.db import transaction
 from app.deps import ANON_COOKIE, CatalogDep, SessionDep, SettingsDep, client_ip
 from app.models import User
-from app.security.sessions import SESSION_COOKIE, create_session, revoke_session
-from app.services import accounts, progress_merge
-from app.services.errors import ServiceError
+from app.security import passwords, ratelimit
+from app.security.sessions import SESSION_COOKIE, create_session, revoke_session, user_for_token
+from app.services import accounts, invites, progress_merge
+from app.services.account_recovery import change_password as store_password
+from app.services.account_recovery import live_reset, passwords_differ, redeem_reset, reset_invalid
+from app.services.errors import Forbidden, ServiceError, Unauthorized
 from app.services.text import NAME_SCHEMA
 from app.settings import Settings
 
@@ -39,6 +42,8 @@ class SignupIn(BaseModel):
     display_name: str = Field(default="", max_length=64, json_schema_extra=NAME_SCHEMA,
                               description="no control or text-direction characters (422 display_name_invalid)")
     next: str = Field(default="/", max_length=2048, description="where a form post is redirected")
+    invite_code: str = Field(default="", max_length=64,
+                             description="needed when sign-up is by invitation (KDOJO_SIGNUP=invite)")
 
 
 class SigninIn(BaseModel):
@@ -138,7 +143,7 @@ def _signed_in(request: Request, session: SessionDep, settings: SettingsDep, use
     return response
 
 
-def _failed(exc: ServiceError, as_json: bool, page: str, fields: dict[str, Any]) -> Response:
+def _failed(exc: ServiceError, as_json: bool, page: str, fields: dict[str, Any], **keep: str) -> Response:
     """JSON clients get the error; a form goes back to its page (the frontend's),
     which shows `error` and keeps the e-mail (and display name) typed so far."""
     if as_json:
@@ -147,7 +152,7 @@ def _failed(exc: ServiceError, as_json: bool, page: str, fields: dict[str, Any])
     kept = {"error": exc.code or "unknown", "email": str(fields.get("email", ""))[:320]}
     if fields.get("display_name") and exc.code != "display_name_invalid":  # sign-up: not typed again
         kept["display_name"] = str(fields["display_name"])[:64]
-    query = urlencode(kept | {"next": safe_next(fields.get("next"))})
+    query = urlencode(kept | keep | {"next": safe_next(fields.get("next"))})
     return RedirectResponse(f"{page}?{query}", status_code=303)
 
 
@@ -157,23 +162,50 @@ def _failed(exc: ServiceError, as_json: bool, page: str, fields: dict[str, Any])
 # SQLite's write lock is never held while a password is hashed (issue #13).
 
 
-@router.post("/signup", **_openapi(SignupIn, SignedIn, 400, 403, 409, 413, 422))
+@router.post("/signup", **_openapi(SignupIn, SignedIn, 400, 403, 409, 413, 422, 429))
 async def signup(request: Request, settings: SettingsDep, catalog: CatalogDep) -> Response:
-    """Create a learner account and sign it in (the browser's anonymous progress moves to it)."""
+    """Create a learner account and sign it in (the browser's anonymous progress moves to it).
+
+    `KDOJO_SIGNUP=closed`: 403 with code `signup_closed`. `invite`: a valid
+    `invite_code` is needed, else 403 with code `invite_invalid` (wrong codes
+    count toward the per-address sign-in limit, then 429 `signin_limit`)."""
     fields, as_json = await _payload(request, SignupIn)
     return await run_in_threadpool(_signup, request, settings, catalog, fields, as_json)
 
 
 def _signup(request: Request, settings: Settings, catalog: Any, fields: dict[str, Any], as_json: bool) -> Response:
+    factory = request.app.state.sessionmaker
     try:
+        if settings.signup == "closed":
+            raise signup_closed()
+        if settings.signup == "invite":
+            _check_invite_limit(factory, client_ip(request), settings)
         new = accounts.prepare_signup(str(fields.get("email", "")), str(fields.get("password", "")),
                                       str(fields.get("display_name", "")))
-        with transaction(request.app.state.sessionmaker) as session:
-            user = accounts.create_account(session, new)
-            progress_merge.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
-            return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
+        try:
+            with transaction(factory) as session:
+                if settings.signup == "invite":  # spent with the account, or not at all
+                    invites.spend(session, str(fields.get("invite_code", "")))
+                user = accounts.create_account(session, new)
+                progress_merge.merge_local_progress(session, user, catalog, [], [], request.cookies.get(ANON_COOKIE))
+                return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
+        except ServiceError as exc:
+            if exc.code == "invite_invalid":  # a guess: counted like a failed sign-in from this address
+                with transaction(factory) as session:
+                    ratelimit.record_failed_signin(session, client_ip(request), "")
+            raise
     except ServiceError as exc:
         return _failed(exc, as_json, "/signup", fields)
+
+
+def signup_closed() -> Forbidden:
+    return Forbidden("Sign-up is closed on this site; ask its admin for an account.", "signup_closed")
+
+
+def _check_invite_limit(factory: Any, address: str, settings: Settings) -> None:
+    """Invite codes are guessed no faster than passwords: the sign-in limit per address."""
+    with transaction(factory, write=False) as session:
+        ratelimit.check_signin_limit(session, address, "", settings.signin_attempts_per_15min)
 
 
 @router.post("/signin", **_openapi(SigninIn, SignedIn, 400, 401, 403, 413, 422, 429))
@@ -216,3 +248,96 @@ async def signout(request: Request, session: SessionDep) -> Response:
     )
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
+
+
+class PasswordChangeIn(BaseModel):
+    current_password: str = Field(max_length=1024)
+    new_password: str = Field(max_length=1024, description="the rules of sign-up (422 with a message code)")
+    new_password_again: str = Field(max_length=1024, description="the same again (422 password_mismatch)")
+    next: str = Field(default="/account/password?changed=1", max_length=2048)
+
+
+class PasswordResetIn(BaseModel):
+    token: str = Field(max_length=128, description="from the one-time link an admin made")
+    new_password: str = Field(max_length=1024)
+    new_password_again: str = Field(max_length=1024)
+    next: str = Field(default="/signin?notice=password_reset", max_length=2048)
+
+
+class PasswordChanged(BaseModel):
+    changed: bool
+    sessions_ended: int
+
+
+def _new_password(fields: dict[str, Any], email: str) -> str:
+    """The new password, checked (both typed the same, the sign-up rules), hashed."""
+    new = str(fields.get("new_password", ""))
+    if new != str(fields.get("new_password_again", "")):
+        raise passwords_differ()
+    passwords.check_strength(new, email)
+    return passwords.hash_password(new)
+
+
+def _done(as_json: bool, body: dict[str, Any], next_url: str) -> Response:
+    return JSONResponse(body) if as_json else RedirectResponse(next_url, status_code=303)
+
+
+@router.post("/password", **_openapi(PasswordChangeIn, PasswordChanged, 400, 401, 403, 413, 422, 429))
+async def change_password(request: Request, settings: SettingsDep) -> Response:
+    """A signed-in browser changes its account's password with the current one;
+    the account's other sessions end (this one stays). A wrong current password
+    counts as a failed sign-in (401 `password_wrong`, then 429)."""
+    fields, as_json = await _payload(request, PasswordChangeIn)
+    return await run_in_threadpool(_change_password, request, settings, fields, as_json)
+
+
+def _change_password(request: Request, settings: Settings, fields: dict[str, Any], as_json: bool) -> Response:
+    factory = request.app.state.sessionmaker
+    cookie = request.cookies.get(SESSION_COOKIE)
+    try:
+        with transaction(factory) as session:  # the limits; this attempt counted until the password is proven
+            user = user_for_token(session, cookie)
+            if user is None:
+                raise Unauthorized("Sign in to change your password.", "signin_needed")
+            _, attempt = accounts.begin_signin(session, user.email, client_ip(request),
+                                               settings.signin_attempts_per_15min,
+                                               settings.signin_failures_per_account)
+        if not accounts.password_matches(user, str(fields.get("current_password", ""))):
+            raise Unauthorized("The current password is wrong.", "password_wrong")
+        password_hash = _new_password(fields, user.email)
+        with transaction(factory) as session:
+            accounts.finish_signin(session, attempt)
+            ended = store_password(session, user.id, password_hash, cookie)
+    except ServiceError as exc:
+        return _failed(exc, as_json, "/account/password", {"next": "/account/password"})
+    return _done(as_json, {"changed": True, "sessions_ended": ended}, safe_next(fields.get("next")))
+
+
+@router.post("/reset-password", **_openapi(PasswordResetIn, PasswordChanged, 400, 403, 413, 422, 429))
+async def reset_password(request: Request, settings: SettingsDep) -> Response:
+    """Set a new password with a one-time reset link's token; every session of
+    the account ends. A token that is unknown, used, expired or replaced is a
+    422 `reset_invalid` and counts toward the per-address sign-in limit (429)."""
+    fields, as_json = await _payload(request, PasswordResetIn)
+    return await run_in_threadpool(_reset_password, request, settings, fields, as_json)
+
+
+def _reset_password(request: Request, settings: Settings, fields: dict[str, Any], as_json: bool) -> Response:
+    factory = request.app.state.sessionmaker
+    token = str(fields.get("token", ""))
+    try:
+        with transaction(factory) as session:
+            ratelimit.check_signin_limit(session, client_ip(request), "", settings.signin_attempts_per_15min)
+            row = live_reset(session, token)
+            email = session.get(User, row.user_id).email if row is not None else None
+            if email is None:  # recorded in this transaction, which commits
+                ratelimit.record_failed_signin(session, client_ip(request), "")
+        if email is None:
+            raise reset_invalid()
+        password_hash = _new_password(fields, email)
+        with transaction(factory) as session:
+            ended = redeem_reset(session, token, password_hash)
+    except ServiceError as exc:
+        keep = {"token": token} if exc.code != "reset_invalid" else {}
+        return _failed(exc, as_json, "/reset-password", {"next": "/signin?notice=password_reset"}, **keep)
+    return _done(as_json, {"changed": True, "sessions_ended": ended}, safe_next(fields.get("next")))

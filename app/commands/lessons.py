@@ -1,7 +1,7 @@
 """`kdojo lessons …`: for instructors (docs/authoring.md).
 
     kdojo lessons validate [PATH] [--json] [--backend auto|cuda|emu] [--no-judge]
-    kdojo lessons new ID [--dir LESSONS_DIR] [--track TRACK]
+    kdojo lessons new ID [--dir LESSONS_DIR] [--track TRACK] [--order N]
     kdojo lessons stamp PATH
 
 `validate` exits 0 when every lesson is valid, 1 when anything is wrong; usage
@@ -56,7 +56,7 @@ def new(args: argparse.Namespace) -> int:
 
     lessons_dir = Path(args.dir) if args.dir else _lessons_dir()
     try:
-        folder = create(lessons_dir, args.id, args.track)
+        folder = create(lessons_dir, args.id, args.track, args.order)
     except ScaffoldError as exc:
         raise UsageError(f"kdojo lessons new: {exc}") from None
     print(f"created {folder} (status draft); next: edit it, then `kdojo lessons validate {folder}`")
@@ -89,6 +89,7 @@ def build(parser: Parser) -> None:
     p.add_argument("id", help="the lesson id (lower-case, digits, '-')")
     p.add_argument("--dir", help="the lessons folder (default: KDOJO_LESSONS_DIR)")
     p.add_argument("--track", default="foundations")
+    p.add_argument("--order", type=int, help="the lesson's order (default: the next free one after the track's last)")
     p.set_defaults(func=new)
     p = sub.add_parser("stamp", help="record that ko.md and en.md now say the same (translation stamp)")
     p.add_argument("path")

@@ -78,3 +78,14 @@ def revoke_all_sessions(session: Session, user_id: int) -> int:
         .values(revoked_at=utcnow())
     )
     return result.rowcount
+
+
+def revoke_other_sessions(session: Session, user_id: int, keep_token: str | None) -> int:
+    """Revoke every live session of a user but the one behind `keep_token` (a password change)."""
+    result = session.execute(
+        update(UserSession)
+        .where(UserSession.user_id == user_id, UserSession.revoked_at.is_(None),
+               UserSession.token_hash != _digest(keep_token or ""))
+        .values(revoked_at=utcnow())
+    )
+    return result.rowcount

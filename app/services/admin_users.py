@@ -9,7 +9,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.models import ROLES, BugReport, Comment, User
-from app.security import passwords
 from app.security.sessions import revoke_all_sessions
 from app.services import accounts, admin_audit
 from app.services.admin_audit import Actor
@@ -92,12 +91,6 @@ def create_admin(session: Session, actor: Actor, email: str, password: str, disp
                        "user", user.id)
     session.flush()
     return user
-
-
-def set_password(session: Session, user: User, password: str) -> None:
-    if len(password) < passwords.MIN_PASSWORD_LENGTH:
-        raise Invalid(f"The password must be at least {passwords.MIN_PASSWORD_LENGTH} characters.")
-    user.password_hash = passwords.hash_password(password)
 
 
 def hide_comment(session: Session, actor: Actor, comment_id: int, hidden: bool, reason: str) -> Comment:

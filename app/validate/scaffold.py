@@ -18,16 +18,38 @@ class ScaffoldError(ValueError):
     pass
 
 
-def _next_order(lessons_dir: Path, track: str) -> int:
-    orders = [0]
-    for toml in lessons_dir.glob("*/lesson.toml"):
+def _orders(lessons_dir: Path) -> dict[int, tuple[str, str]]:
+    """Every order in use under `lessons_dir`: order -> (track, folder name).
+
+    Folders are named by their order (`NN-id`), so an order is taken once in
+    the whole lessons folder, whichever track holds it."""
+    taken: dict[int, tuple[str, str]] = {}
+    for toml in sorted(lessons_dir.glob("*/lesson.toml")):
         try:
             data = tomllib.loads(toml.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
             continue
-        if data.get("track") == track and isinstance(data.get("order"), int):
-            orders.append(data["order"])
-    return max(orders) + 1
+        if isinstance(data.get("order"), int):
+            taken.setdefault(data["order"], (str(data.get("track", "")), toml.parent.name))
+    return taken
+
+
+def pick_order(lessons_dir: Path, track: str, wanted: int | None = None) -> int:
+    """`wanted` when no lesson has it; else the first free order after the
+    track's last lesson (so the new lesson comes last in its track)."""
+    taken = _orders(lessons_dir)
+    if wanted is not None:
+        if wanted < 1:
+            raise ScaffoldError(f"order {wanted}: must be 1 or more")
+        if wanted in taken:
+            other_track, folder = taken[wanted]
+            raise ScaffoldError(f"order {wanted} is taken by {folder} (track {other_track!r}); "
+                                "leave --order out to take the next free one")
+        return wanted
+    order = max([o for o, (t, _) in taken.items() if t == track], default=0) + 1
+    while order in taken:
+        order += 1
+    return order
 
 
 def _files(lesson_id: str, track: str, order: int) -> dict[str, str]:
@@ -49,8 +71,9 @@ def _files(lesson_id: str, track: str, order: int) -> dict[str, str]:
     }
 
 
-def create(lessons_dir: Path, lesson_id: str, track: str = "foundations") -> Path:
-    """Write the folder `<lessons_dir>/<NN>-<id>/`; returns it. Raises ScaffoldError."""
+def create(lessons_dir: Path, lesson_id: str, track: str = "foundations", order: int | None = None) -> Path:
+    """Write the folder `<lessons_dir>/<NN>-<id>/` (`NN`: `order`, or the next
+    free one, `pick_order`); returns it. Raises ScaffoldError."""
     from app.content.translation import stamp
 
     if not ID_RE.match(lesson_id):
@@ -61,7 +84,7 @@ def create(lessons_dir: Path, lesson_id: str, track: str = "foundations") -> Pat
         raise ScaffoldError(f"{lessons_dir}: no such folder")
     if any(p.name.split("-", 1)[-1] == lesson_id for p in lessons_dir.iterdir() if p.is_dir()):
         raise ScaffoldError(f"{lessons_dir}: a folder for {lesson_id!r} already exists")
-    order = _next_order(lessons_dir, track)
+    order = pick_order(lessons_dir, track, order)
     folder = lessons_dir / f"{order:02d}-{lesson_id}"
     for relative, text in _files(lesson_id, track, order).items():
         path = folder / relative

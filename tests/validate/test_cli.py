@@ -82,6 +82,31 @@ def test_a_second_scaffold_takes_the_next_order(tmp_path):
     assert validate(tmp_path, judge=False).ok
 
 
+def test_the_picked_order_skips_orders_another_track_holds(tmp_path, capsys):
+    create(tmp_path, "first")                       # foundations 1
+    create(tmp_path, "second", "memory", None)      # memory 2
+    create(tmp_path, "third", "memory", None)       # memory 3
+    assert kdojo(["lessons", "new", "fourth", "--dir", str(tmp_path)]) == 0  # foundations: 2 is taken
+    assert str(tmp_path / "04-fourth") in capsys.readouterr().out
+    assert 'order = 4' in (tmp_path / "04-fourth" / "lesson.toml").read_text()
+    catalog = load_catalog(tmp_path)
+    assert [lesson.id for lesson in catalog.tracks[0].lessons] == ["first", "fourth"]
+    assert validate(tmp_path, judge=False).ok
+
+
+def test_an_explicit_order_is_taken_or_refused_in_one_line(tmp_path, capsys):
+    create(tmp_path, "first")
+    assert kdojo(["lessons", "new", "later", "--dir", str(tmp_path), "--order", "10"]) == 0
+    assert (tmp_path / "10-later").is_dir()
+    capsys.readouterr()
+    assert kdojo(["lessons", "new", "clash", "--dir", str(tmp_path), "--order", "1", "--track", "other"]) == 2
+    err = capsys.readouterr().err
+    assert "order 1 is taken by 01-first" in err and err.count("\n") == 1
+    assert not list(tmp_path.glob("*-clash"))
+    assert kdojo(["lessons", "new", "zero", "--dir", str(tmp_path), "--order", "0"]) == 2
+    assert "must be 1 or more" in capsys.readouterr().err
+
+
 def test_a_language_marked_missing_is_a_warning_and_the_app_shows_the_other(tmp_path):
     folder = create(tmp_path, "half")
     (folder / "en.md").unlink()
