@@ -147,8 +147,10 @@ def test_an_unnamed_signal_is_described_not_raised():
     assert (crash.kind, crash.message) == ("runtime_error", "the program was killed by signal 40")
 
 
-@pytest.mark.parametrize("status", [1, 3])
+@pytest.mark.parametrize("status", [1, 3, 96, 97])
 def test_a_small_exit_status_is_the_learners_runtime_error(exercise, backend, status):
+    # 97 was the runtime's own "forbidden system call" exit: `_exit(97)` from a kernel read as
+    # `rejected`. Only the kernel's SIGSYS is a refused call now; every status is the program's.
     # 1 is also bubblewrap's status when it cannot start the program (the machine's fault):
     # the program ran, so bubblewrap's JSON status has its exit code, and it stays the learner's.
     result, _ = judge(exercise, backend, attack("exit_as_sigkill.cu", STATUS=status))
@@ -224,6 +226,16 @@ def test_a_forged_answer_is_the_learners_runtime_error(exercise, backend, secret
 def test_forged_stderr_reports_decide_nothing(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("stderr_forgery.cu"))
     assert result["verdict"] == "wrong_answer", result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("report", range(5))
+def test_a_forged_fault_report_is_data_not_code(exercise, backend, secret, report):
+    # Each raised in the judge's parser once (a 5,000-digit int(), int("-0x5")): internal_error.
+    result, wall = judge(exercise, backend, attack("forged_fault_report.cu", REPORT=report))
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert "invalid memory access" in json.dumps(result) or "segmentation fault" in result["message"]
+    assert "99999" not in result["message"] and "\x1b" not in json.dumps(result)
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
