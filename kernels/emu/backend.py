@@ -35,7 +35,8 @@ from kernels.backend import (BuildError, Diagnostic, GuardedArray, Launch, Progr
                              RunOutcome, RuntimeFault, unique_diagnostics)
 from kernels.emu import build as toolchain
 from kernels.emu import launcher
-from kernels.emu import jail, preprocessed
+from kernels.emu import jail, objcheck, preprocessed
+from kernels.emu.objcheck import ObjectRefused
 from kernels.emu.process import OURS, Crash, ProgramProcess
 from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
                                   encode_request, float_bits, int_bits)
@@ -207,9 +208,14 @@ class EmuBackend:
 
     def preload(self) -> None:
         """Called by the judge's spare job process before a job arrives: the runtime's
-        objects (cached across jobs) and the bubblewrap probe are paid for here."""
+        objects (cached across jobs), the libraries' symbols for the object check and the
+        bubblewrap probe are paid for here."""
         for variant in toolchain.VARIANTS:
             toolchain.runtime_objects(variant)
+        try:
+            objcheck.library_symbols(toolchain.gxx() or "g++")
+        except objcheck.LibrariesUnreadable:
+            pass  # the build reports it (ToolchainError): a spare must still start
         jail.mode()
 
     def prepare_profile(self, program: Program) -> None:
@@ -247,8 +253,9 @@ class EmuBackend:
             raise BuildError([Diagnostic(0, 0, "error", message)], message)
         try:
             built, messages, log = toolchain.compile_programs(
-                tu, compile_s, check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR))
-        except toolchain.CompilerLimit as exc:
+                tu, compile_s, check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR),
+                kernels=tuple(names))
+        except (toolchain.CompilerLimit, ObjectRefused) as exc:
             raise BuildError([Diagnostic(0, 0, "error", str(exc))], str(exc)) from None
         except SourceError as exc:  # the checks on what g++'s preprocessor made of the source
             raise BuildError([Diagnostic(exc.line, 0, "error", exc.message)], exc.message,

@@ -247,6 +247,14 @@ KERNEL = 'extern "C" __global__ void block_sum(const float* in, float* out, int 
     ("[[gnu::constructor]] static void early() { }", "'constructor'"),
     ('_Pragma("GCC optimize(\\"O0\\")")', "#pragma GCC"),
     ('__device__ void f() { asm("int3"); }', "assembly"),
+    # digraphs and other spellings of attributes (#27)
+    ("<:<:gnu::constructor:>:> static void early() { }", "'constructor'"),
+    ('<:<:gnu::section(".init_array"), gnu::used:>:> static int x = 1;', "'section'"),
+    ("[ [gnu::destructor] ] static void late() { }", "'destructor'"),
+    ("__attribute__((no_sanitize_thread)) static void f() { }", "'no_sanitize_thread'"),
+    ('[[gnu::no_sanitize("thread")]] static void f() { }', "'no_sanitize'"),
+    ("<:<:gnu::no_sanitize_address:>:> static void f() { }", "'no_sanitize_address'"),
+    ("__declspec(selectany) __attribute__((__no_sanitize__(\"thread\"))) int y;", "'no_sanitize'"),
 ])
 def test_what_the_raw_checks_miss_the_preprocessed_checks_see(exercise, hidden, words):
     result = judge(exercise, SPLICE.format(hidden=hidden) + KERNEL)

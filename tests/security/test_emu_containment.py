@@ -16,6 +16,7 @@ import dataclasses
 import gc
 import json
 import os
+import platform
 import resource
 import socket
 import time
@@ -61,7 +62,7 @@ def secret(tmp_path_factory):
     path.unlink(missing_ok=True)
 
 
-def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False) -> None:
+def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False, keep_objects: bool = False) -> None:
     def compiled_ok(source, exercise, arch=None):
         constants, _, _ = read_constants(source, exercise)
         return CompileResult("ok", 0.0, constants=constants)
@@ -70,14 +71,18 @@ def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False) -> N
     mp.setattr(emu_backend, "prepare", lambda source: source)
     if not keep_preprocessed:
         mp.setattr(emu_backend.preprocessed, "check", lambda text, runtime_dir: None)
+    if not keep_objects:
+        # The wall on the built object (kernels/emu/objcheck.py) is bypassed too unless a
+        # test is about it: the attacks below must meet the sandbox itself.
+        mp.setattr(emu_backend.toolchain, "_check_objects", lambda work, tu_text, kernels: None)
 
 
 def judge(exercise, backend, source: str, bypass: bool = True,
-          keep_preprocessed: bool = False) -> tuple[dict, float]:
+          keep_preprocessed: bool = False, keep_objects: bool = False) -> tuple[dict, float]:
     started = time.monotonic()
     with pytest.MonkeyPatch.context() as mp:
         if bypass:
-            _bypass_checks(mp, keep_preprocessed)
+            _bypass_checks(mp, keep_preprocessed, keep_objects)
         result = pipeline.run_pipeline(exercise, source, backend, bench=False, seed=3, emit=lambda event: None)
     gc.collect()  # the program's handle (and its processes) go with it, as when a job process ends
     return result, time.monotonic() - started
@@ -239,6 +244,35 @@ def test_a_forged_fault_report_is_data_not_code(exercise, backend, secret, repor
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
+@pytest.mark.parametrize("which, says", [
+    (1, ".init_array"), (2, ".init_array"), (3, "'write'"), (4, "'sigaction'"), (5, "'_Znwm'"),
+    (6, "'syscall'"), (7, ".init_array"), (8, "'_ZSt9terminatev'"), (9, ".fini_array"), (10, ".kdojo_hidden"),
+])
+def test_the_built_object_is_checked_not_its_spelling(exercise, backend, secret, which, says):
+    # Source and preprocessed-file checks bypassed: digraph attributes, extern "C" definitions,
+    # leaving the learner's namespace, asm. What g++ built is refused before anything runs.
+    result, wall = judge(exercise, backend, attack("object_wall.cu", WHICH=which), keep_objects=True)
+    assert result["verdict"] == "compile_error", result["message"]
+    assert says in result["message"] and "\n" not in result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("bypass", [False, True])
+def test_static_shared_memory_past_a_gpus_48_kb_is_refused(exercise, backend, secret, bypass):
+    # 240 KB was accepted on the emulator; NVRTC refuses over 48 KB for a GPU. Bypassed, the
+    # source rewrite does not pad or name the array: the check build's shared section holds it.
+    result, wall = judge(exercise, backend, attack("static_shared_size.cu", SIZE=61440), bypass=bypass,
+                         keep_objects=True)
+    assert result["verdict"] == "compile_error", result["message"]
+    assert "static shared memory" in result["message"] and "49152" in result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_exactly_48_kb_of_static_shared_memory_is_allowed(exercise, backend):
+    result, _ = judge(exercise, backend, attack("static_shared_size.cu", SIZE=12288), bypass=False)
+    assert result["verdict"] == "wrong_answer", result["message"]
+
+
 def test_sleeping_ends_at_the_case_limit(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("sleep_per_case.cu"))
     assert result["verdict"] == "time_limit_exceeded", result["message"]
@@ -344,10 +378,12 @@ def test_the_source_rewrites_cost_linear_time(exercise, backend, padding):
 
 
 def test_the_program_cannot_tell_the_hosts_name(exercise, backend, secret):
+    # The release and build string leaked through uname() before, to a kernel and to code that
+    # runs before the runtime's constructors alike: the outer filter now refuses the call.
     result, wall = judge(exercise, backend, attack("uname_hostname.cu"))
     text = outputs(result)
-    assert "node=kdojo" in text, text[:300]
-    assert f"node={socket.gethostname()} " not in text
+    assert "ret=-1" in text and "early: ret=-1" in text, text[:300]
+    assert socket.gethostname() not in text and platform.release() not in text and platform.version() not in text
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
