@@ -84,6 +84,9 @@ MAX_DIAGNOSTICS = 32
 MAX_TEXT_CHARS = 2000
 MAX_OUTPUT_CHARS = 16 * 1024 + 64
 _PC_TAG = re.compile(r"@@PC:0x([0-9a-f]+)@@")
+# Programs that never run at once (#27): with the checked one they would hold more than the
+# submission's KDOJO_EMU_MEMORY_MB (the profiler's program was started beside both: 3 GB of 2).
+_EXCLUSIVE = {toolchain.PROFILE_VARIANT: ("fast",), "fast": (toolchain.PROFILE_VARIANT,)}
 
 
 @dataclass
@@ -155,6 +158,11 @@ class EmuHandle:
         if fresh and proc is not None:
             proc.kill()
         if fresh or proc is None or not proc.alive:
+            # The programs alive at once share the submission's memory (jail.program_memory_bytes):
+            # the profiler's program takes the fast one's two thirds, so that one ends first.
+            for other in _EXCLUSIVE.get(variant, ()):
+                if other in self.processes:
+                    self.processes.pop(other).kill()
             proc = ProgramProcess(self.built.programs[variant], cpu_s)
             self.processes[variant] = proc
         return proc

@@ -273,6 +273,25 @@ def test_exactly_48_kb_of_static_shared_memory_is_allowed(exercise, backend):
     assert result["verdict"] == "wrong_answer", result["message"]
 
 
+def test_the_programs_alive_at_once_share_the_submissions_memory(exercise, backend):
+    # The profiler's program was started beside the fast and checked ones, each with its own
+    # share of KDOJO_EMU_MEMORY_MB: 3.03 GB of peak for a 2 GB setting. Now the fast one ends
+    # before the profiler's starts, and the address-space limits alive at once add up to it.
+    source = CORRECT.read_text()
+    constants, _, _ = read_constants(source, exercise)
+    program = backend.build(exercise, source, constants)
+    handle = program.handle
+    try:
+        total = jail.program_memory_bytes("fast") + jail.program_memory_bytes("check")
+        for variant in ("fast", "check", "profile", "fast", "profile"):
+            process = handle.profile_process(5) if variant == "profile" else handle.process(variant, 5)
+            assert process.alive
+            alive = [p for p in handle.processes.values() if p.alive]
+            assert sum(p.memory_bytes for p in alive) <= total, [(p.program.name, p.memory_bytes) for p in alive]
+    finally:
+        handle.close()
+
+
 def test_sleeping_ends_at_the_case_limit(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("sleep_per_case.cu"))
     assert result["verdict"] == "time_limit_exceeded", result["message"]
