@@ -82,6 +82,7 @@ def budget_s() -> float:
 
 MAX_DIAGNOSTICS = 32
 MAX_TEXT_CHARS = 2000
+MAX_LINE = 1 << 20  # no line of a 256 KB source is past this: a larger one is forged
 MAX_OUTPUT_CHARS = 16 * 1024 + 64
 _PC_TAG = re.compile(r"@@PC:0x([0-9a-f]+)@@")
 # Programs that never run at once (#27): with the checked one they would hold more than the
@@ -398,6 +399,8 @@ def _checked(response: WireResponse, wire: list[WireBuffer]) -> WireResponse | C
     response.diagnostics = [d for d in response.diagnostics if d.kind in DIAGNOSTIC_KINDS][:MAX_DIAGNOSTICS]
     for d in response.diagnostics:
         d.message = d.message[:MAX_TEXT_CHARS]
+        d.line = d.line if 0 <= d.line <= MAX_LINE else 0  # a line of the learner's 256 KB file, or none
+    response.fault_line = response.fault_line if 0 <= response.fault_line <= MAX_LINE else 0
     if len(response.output) > MAX_OUTPUT_CHARS:
         response.output = response.output[:MAX_OUTPUT_CHARS] + "\n[output truncated]\n"
     return response

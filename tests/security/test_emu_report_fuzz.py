@@ -81,3 +81,22 @@ def test_a_forged_answer_decodes_or_raises_value_error(name, count, diags, outpu
             decode_body(data)
         except ValueError:
             pass  # the caller's "output corrupted": the learner's runtime_error
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=30), st.integers(-(1 << 31), (1 << 31) - 1), st.integers(-(1 << 31), (1 << 31) - 1),
+       st.sampled_from(["race", "out_of_bounds", "internal", "\x1b[2J"]), st.binary(max_size=3000))
+def test_a_decoded_answer_is_checked_field_by_field(name, line, diag_line, kind, text):
+    from kernels.emu.backend import DIAGNOSTIC_KINDS, MAX_LINE, MAX_TEXT_CHARS, _checked
+    from kernels.emu.protocol import WireBuffer
+
+    diag = struct.pack("<I", len(kind.encode())) + kind.encode() + struct.pack("<iQ", diag_line, 1) \
+        + struct.pack("<I", len(text)) + text
+    body = (struct.pack("<I", 1) + struct.pack("<I", len(name)) + name + struct.pack("<I", len(text)) + text
+            + struct.pack("<iQ", line, 1) + struct.pack("<I", 1) + diag + struct.pack("<I", 0)
+            + struct.pack("<I", 1) + struct.pack("<Q", 4) + b"\0" * 4)
+    checked = _checked(decode_body(body), [WireBuffer("out", b"\0" * 4, 0, 4, 4)])
+    assert checked.fault_name != "internal" and len(checked.fault_message) <= MAX_TEXT_CHARS
+    assert 0 <= checked.fault_line <= MAX_LINE
+    for d in checked.diagnostics:
+        assert d.kind in DIAGNOSTIC_KINDS and 0 <= d.line <= MAX_LINE and len(d.message) <= MAX_TEXT_CHARS
