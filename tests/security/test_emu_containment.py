@@ -292,6 +292,15 @@ def test_the_programs_alive_at_once_share_the_submissions_memory(exercise, backe
         handle.close()
 
 
+@pytest.mark.parametrize("trick", [0, 1])
+def test_a_kernel_cannot_tell_the_checked_build_from_the_fast_one(exercise, backend, trick):
+    # KDOJO_CHECK and __SANITIZE_THREAD__ told the builds apart: a shared-memory overrun under
+    # `#ifndef` was never in the checked build and was accepted. Now the read is in both.
+    result, _ = judge(exercise, backend, attack("unchecked_only.cu", TRICK=trick), bypass=False)
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert "out-of-bounds shared memory" in result["message"], result["message"]
+
+
 def test_sleeping_ends_at_the_case_limit(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("sleep_per_case.cu"))
     assert result["verdict"] == "time_limit_exceeded", result["message"]
