@@ -39,9 +39,15 @@ VARIANTS = {
     "addr2line_bomb.cu": [{"DEBUG_MB": 40}],
     "raw_syscall_menu.cu": [{"NR": 56, "A0": 17}, {"NR": 435}, {"NR": 425, "A0": 8}, {"NR": 319},
                             {"NR": 62, "A0": -1, "A1": 9}, {"NR": 112}, {"NR": 323}, {"NR": 59}],
+    # #27
+    "forged_fault_report.cu": [{"REPORT": r} for r in range(5)],
+    "object_wall.cu": [{"WHICH": w} for w in range(1, 11)],
+    "static_shared_size.cu": [{"SIZE": 61440}],
+    "unchecked_only.cu": [{"TRICK": 1}],
 }
 FIFO_MARKER = {"addr2line_altlink.cu"}  # @MARKER@ is a FIFO, not the secret file
 KEEP_PREPROCESSED = {"pragma_flood.cu"}  # the checks on g++'s preprocessed file stay on
+KEEP_OBJECTS = {"object_wall.cu", "static_shared_size.cu"}  # the check on the built object stays on (#27)
 
 
 def _tree_rss_bytes(root: int) -> int:
@@ -129,7 +135,7 @@ def _judge(name: str, defines: dict[str, int]) -> dict:
     try:
         exercise = find_exercise("reduction.block_sum")  # its own limits: compile 15 s, 10 s a case
         result, _ = judge(exercise, EmuBackend(), attack(name, marker, **defines),
-                          keep_preprocessed=name in KEEP_PREPROCESSED)
+                          keep_preprocessed=name in KEEP_PREPROCESSED, keep_objects=name in KEEP_OBJECTS)
     finally:
         secret.unlink(missing_ok=True)
         if marker != secret:

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from kernels.printable import printable_doc, printable_json
+
 EXIT_OK, EXIT_USAGE, EXIT_BACKEND = 0, 2, 3
 COLOURS = {"accepted": "32", "wrong_answer": "31", "compile_error": "33", "rejected": "33",
            "runtime_error": "31", "time_limit_exceeded": "35", "memory_limit_exceeded": "35",
@@ -124,7 +126,7 @@ def judge(options: argparse.Namespace) -> int:
     finally:
         judge_.close()
     if options.json:
-        print(json.dumps(doc, ensure_ascii=False))
+        print(printable_json(doc))
     else:
         print(render(doc, colour=sys.stdout.isatty()))
     return EXIT_OK
@@ -139,7 +141,9 @@ def _progress(event: dict[str, Any]) -> None:
 
 
 def render(doc: dict[str, Any], colour: bool = False) -> str:
-    """The human-readable report: verdict, diagnostics, tests, benchmark."""
+    """The human-readable report: verdict, diagnostics, tests, benchmark. Every string of
+    `doc` is made printable first: learner text never reaches the terminal raw."""
+    doc = printable_doc(doc)
     verdict = doc["verdict"]
     shown = f"\x1b[{COLOURS.get(verdict, '0')}m{verdict}\x1b[0m" if colour else verdict
     lines = [f"{doc['exercise']} [{doc['backend']}]  {shown}  {doc['message']}"]

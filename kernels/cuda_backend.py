@@ -165,7 +165,14 @@ class CudaBackend:
         compiled = compile_submission(source, exercise, self.arch)  # memoised: no second compile
         if not compiled.ok:
             raise BuildError(compiled.diagnostics, compiled.log)
-        return self._load(compiled.cubin, tuple(k.name for k in exercise.kernels))
+        kernels = tuple(k.name for k in exercise.kernels)
+        try:
+            return self._load(compiled.cubin, kernels)
+        except Exception as exc:  # noqa: BLE001 — classified: a CUDA error here is the learner's
+            # The module does not load (#27): a `__device__` array larger than the GPU's memory
+            # (CUDA_ERROR_OUT_OF_MEMORY), an image the driver refuses. Every case then ends with
+            # that fault (run() below), the learner's verdict, never our internal_error.
+            return Program(kernels, handle={"load_fault": classify(exc, poisoned=True)})
 
     def build_trusted(self, source_path: Path, kernels: tuple[str, ...]) -> Program:
         """A baseline kernel from the exercise folder (no policy, no signature check)."""
@@ -195,6 +202,8 @@ class CudaBackend:
         import cupy
 
         # timeout_s is enforced by the supervising process (a GPU kernel cannot be interrupted)
+        if "load_fault" in program.handle:
+            return RunOutcome(buffers, "", fault=program.handle["load_fault"])
         try:
             device = {name: cupy.asarray(buf.full) for name, buf in buffers.items()}
             views = {name: device[name][buf.guard_elems:buf.guard_elems + buf.size]
@@ -208,6 +217,12 @@ class CudaBackend:
         except Exception as exc:  # noqa: BLE001 — classified below, re-raised if not CUDA's
             return RunOutcome(buffers, self._output(), fault=classify(exc))
         return RunOutcome(buffers, self._output())
+
+    @staticmethod
+    def learner_fault(exc: BaseException) -> RuntimeFault:
+        """A fault raised outside run() (the benchmark's timed calls, #27): the learner's
+        CUDA error as a RuntimeFault; anything else re-raised (ours)."""
+        return classify(exc, poisoned=True)
 
     def launch_all(self, program: Program, launches: list[Launch], views: dict[str, Any]) -> None:
         """Enqueue every launch on the current stream; `views` maps buffer → device array."""
@@ -273,15 +288,16 @@ def _flush_c_stdout() -> None:
         pass
 
 
-def classify(exc: BaseException) -> RuntimeFault:
+def classify(exc: BaseException, poisoned: bool = False) -> RuntimeFault:
     """A CuPy/CUDA exception → RuntimeFault with the CUDA error name. Anything
-    that is not a CUDA error is re-raised (it is ours: internal_error)."""
+    that is not a CUDA error is re-raised (it is ours: internal_error).
+    `poisoned`: the fault ends the submission's cases whatever the error."""
     import cupy
 
     if isinstance(exc, cupy.cuda.memory.OutOfMemoryError):
-        return RuntimeFault("memory_limit_exceeded", "out of memory", str(exc))
+        return RuntimeFault("memory_limit_exceeded", "out of memory", str(exc), poisoned=poisoned)
     if isinstance(exc, SharedMemoryLimit):
-        return RuntimeFault("runtime_error", "shared memory limit", str(exc))
+        return RuntimeFault("runtime_error", "shared memory limit", str(exc), poisoned=poisoned)
     cuda_errors = (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError)
     if not isinstance(exc, cuda_errors):
         raise exc
@@ -289,5 +305,5 @@ def classify(exc: BaseException) -> RuntimeFault:
     name, _, message = text.partition(":")
     sticky = any(token in name for token in STICKY)
     if "OUT_OF_MEMORY" in name or "MemoryAllocation" in name:
-        return RuntimeFault("memory_limit_exceeded", name.strip(), message.strip())
-    return RuntimeFault("runtime_error", name.strip(), message.strip() or text, poisoned=sticky)
+        return RuntimeFault("memory_limit_exceeded", name.strip(), message.strip(), poisoned=poisoned)
+    return RuntimeFault("runtime_error", name.strip(), message.strip() or text, poisoned=sticky or poisoned)

@@ -24,6 +24,7 @@ from kernels.catalog import default_lessons_dir, find_exercise
 from kernels.job_pool import SparePool
 from kernels.nvrtc_child import WALL_CAP_FACTOR
 from kernels.pipeline import EMU_TIMINGS_NOTE
+from kernels.printable import printable
 from kernels.result import Message, code_fields
 from kernels.sandbox import JobLimits, JobProcess
 from kernels.spec import Exercise
@@ -236,7 +237,7 @@ class Judge:
             except _JobLost as exc:
                 lost.append(str(exc).split(":", 1)[0])
                 log.error("job process lost (attempt %d of %d, %s, %s): %s", attempt,
-                          self.max_attempts, exercise.id, self.backend, exc)
+                          self.max_attempts, exercise.id, self.backend, printable(str(exc)))
             finally:
                 # the job sent its result: its process only has to exit
                 job.kill(reap_in_background=job.sent_result)
@@ -324,7 +325,7 @@ class Judge:
         limits = exercise.limits
         if state.error is not None or state.stage == "starting":
             detail = state.error or f"job process ended during start-up (exit {code}): {job.stderr_tail}"
-            log.error("judge internal error (%s, %s): %s", exercise.id, self.backend, detail.strip())
+            log.error("judge internal error (%s, %s): %s", exercise.id, self.backend, printable(detail.strip()))
             verdict, message = "internal_error", Message(_internal_sentence(state.error), "internal")
         elif state.stage == "compiling":
             verdict, message = self._compile_abnormal(exercise, state, job, timed_out, code)
@@ -340,7 +341,7 @@ class Judge:
                               "bench_timeout", seconds=limits.bench_s)
         else:
             log.error("job process ended unexpectedly in %s (exit %s, %d OOM kill(s)): %s", state.stage,
-                      code, job.oom_kills, job.stderr_tail)
+                      code, job.oom_kills, printable(job.stderr_tail))
             verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
         compile_doc = state.compile or result_doc.empty_compile()
         return result_doc.build(
@@ -359,7 +360,7 @@ class Judge:
         if job.oom_kills:
             text = f"the compiler ran past the job's memory limit ({job.limits.memory_mb} MB)"
             return "compile_error", Message(text, "compile_failed", line=0, detail=text)
-        log.error("job process died while compiling (exit %s): %s", code, job.stderr_tail)
+        log.error("job process died while compiling (exit %s): %s", code, printable(job.stderr_tail))
         return "internal_error", Message(INTERNAL_MESSAGE, "internal")
 
     def _case_abnormal(self, exercise: Exercise, state: _State, job: JobProcess,

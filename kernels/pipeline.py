@@ -93,8 +93,16 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
 
     pending = _start_profile(exercise, source, backend, compiled, seed) if profile else None
     try:
-        benchmark, problem = run_benchmark(exercise, backend, program, compiled.constants, seed, emit,
-                                           **(bench_options or {}))
+        try:
+            benchmark, problem = run_benchmark(exercise, backend, program, compiled.constants, seed, emit,
+                                               **(bench_options or {}))
+        except Exception as exc:  # noqa: BLE001 — the learner's CUDA error, else re-raised (ours)
+            # A kernel that traps (or reads an illegal address) only in the timed calls (#27):
+            # its verdict, as in a test case, never internal_error.
+            fault = backend.learner_fault(exc) if hasattr(backend, "learner_fault") else None
+            if fault is None:
+                raise
+            return finish(fault.kind, _bench_fault_message(fault), tests, diags, None)
         timings["bench_s"] = time.perf_counter() - bench_started
         if problem:
             return finish("wrong_answer", Message(problem, "bench_wrong", case="", detail=problem),
@@ -263,6 +271,11 @@ def _expected(exercise: Exercise, reference: Any, inputs: dict[str, Any],
         if reference_is_trivial(expected, exercise.atol, scales.get(name, 1.0)):
             raise ReferenceProblem(f"expected '{name}' is ~0: a kernel writing zeros would pass")
     return want, scales
+
+
+def _bench_fault_message(fault: RuntimeFault) -> str:
+    detail = f"{fault.name}: {fault.message}" if fault.name else fault.message
+    return Message(f"the benchmark: {detail}", "fault", name=fault.name or "", detail=fault.message)
 
 
 def _fault_message(fault: RuntimeFault) -> str:

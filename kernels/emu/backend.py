@@ -35,7 +35,8 @@ from kernels.backend import (BackendUnavailable, BuildError, Diagnostic, Guarded
                              RunOutcome, RuntimeFault, unique_diagnostics)
 from kernels.emu import build as toolchain
 from kernels.emu import launcher
-from kernels.emu import jail, preprocessed
+from kernels.emu import jail, objcheck, preprocessed
+from kernels.emu.objcheck import ObjectRefused
 from kernels.emu.process import OURS, Crash, ProgramProcess
 from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
                                   encode_request, float_bits, int_bits)
@@ -81,8 +82,12 @@ def budget_s() -> float:
 
 MAX_DIAGNOSTICS = 32
 MAX_TEXT_CHARS = 2000
+MAX_LINE = 1 << 20  # no line of a 256 KB source is past this: a larger one is forged
 MAX_OUTPUT_CHARS = 16 * 1024 + 64
 _PC_TAG = re.compile(r"@@PC:0x([0-9a-f]+)@@")
+# Programs that never run at once (#27): with the checked one they would hold more than the
+# submission's KDOJO_EMU_MEMORY_MB (the profiler's program was started beside both: 3 GB of 2).
+_EXCLUSIVE = {toolchain.PROFILE_VARIANT: ("fast",), "fast": (toolchain.PROFILE_VARIANT,)}
 
 
 @dataclass
@@ -154,6 +159,11 @@ class EmuHandle:
         if fresh and proc is not None:
             proc.kill()
         if fresh or proc is None or not proc.alive:
+            # The programs alive at once share the submission's memory (jail.program_memory_bytes):
+            # the profiler's program takes the fast one's two thirds, so that one ends first.
+            for other in _EXCLUSIVE.get(variant, ()):
+                if other in self.processes:
+                    self.processes.pop(other).kill()
             proc = ProgramProcess(self.built.programs[variant], cpu_s)
             self.processes[variant] = proc
         return proc
@@ -207,9 +217,14 @@ class EmuBackend:
 
     def preload(self) -> None:
         """Called by the judge's spare job process before a job arrives: the runtime's
-        objects (cached across jobs) and the bubblewrap probe are paid for here."""
+        objects (cached across jobs), the libraries' symbols for the object check and the
+        bubblewrap probe are paid for here."""
         for variant in toolchain.VARIANTS:
             toolchain.runtime_objects(variant)
+        try:
+            objcheck.library_symbols(toolchain.gxx() or "g++")
+        except objcheck.LibrariesUnreadable:
+            pass  # the build reports it (ToolchainError): a spare must still start
         jail.mode()
 
     def prepare_profile(self, program: Program) -> None:
@@ -245,8 +260,9 @@ class EmuBackend:
             raise BuildError([Diagnostic(0, 0, "error", message)], message)
         try:
             built, messages, log = toolchain.compile_programs(
-                tu, compile_s, check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR))
-        except toolchain.CompilerLimit as exc:
+                tu, compile_s, check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR),
+                kernels=tuple(names))
+        except (toolchain.CompilerLimit, ObjectRefused) as exc:
             raise BuildError([Diagnostic(0, 0, "error", str(exc))], str(exc)) from None
         except SourceError as exc:  # the checks on what g++'s preprocessor made of the source
             raise BuildError([Diagnostic(exc.line, 0, "error", exc.message)], exc.message,
@@ -381,6 +397,8 @@ def _checked(response: WireResponse, wire: list[WireBuffer]) -> WireResponse | C
     response.diagnostics = [d for d in response.diagnostics if d.kind in DIAGNOSTIC_KINDS][:MAX_DIAGNOSTICS]
     for d in response.diagnostics:
         d.message = d.message[:MAX_TEXT_CHARS]
+        d.line = d.line if 0 <= d.line <= MAX_LINE else 0  # a line of the learner's 256 KB file, or none
+    response.fault_line = response.fault_line if 0 <= response.fault_line <= MAX_LINE else 0
     if len(response.output) > MAX_OUTPUT_CHARS:
         response.output = response.output[:MAX_OUTPUT_CHARS] + "\n[output truncated]\n"
     return response

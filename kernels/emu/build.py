@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from kernels.emu import jail
+from kernels.emu import jail, objcheck
 from kernels.emu.launcher import LAUNCHER_FILE, LEARNER_FILE
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
@@ -180,14 +180,15 @@ class CompilerLimit(RuntimeError):
     """g++ ran past its memory or time: the learner's compile_error, with this message."""
 
 
-def compile_programs(tu_text: str, timeout_s: float,
-                     check: Callable[[str], None] | None = None) -> tuple[Built | None, list[CompileMessage], str]:
+def compile_programs(tu_text: str, timeout_s: float, check: Callable[[str], None] | None = None,
+                     kernels: tuple[str, ...] = ()) -> tuple[Built | None, list[CompileMessage], str]:
     """Compile both variants. Returns (built, [], "") or (None, messages, log) on a compile error.
 
     One jailed g++ run per variant (preprocess, compile, link), keeping the
     preprocessor's output (-save-temps=obj). Then `check` (if given) reads each
     preprocessed file and may raise (kernels/emu/preprocessed.py) before any of
-    it runs, so what it checks is exactly what was compiled.
+    it runs, so what it checks is exactly what was compiled, and the objects themselves are
+    checked (kernels/emu/objcheck.py: ObjectRefused; `kernels` may be defined unmangled).
     Raises CompilerLimit when g++ runs past its memory (jail.compile_memory_bytes(),
     shared by the two compilers running at once) or `timeout_s` (CPU and wall, in all)."""
     objects = {v: runtime_objects(v) for v in VARIANTS}
@@ -206,7 +207,7 @@ def compile_programs(tu_text: str, timeout_s: float,
             steps_flags = _VOLATILE_STEPS[v] if _VOLATILE.search(tu_text) else []
             compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], *steps_flags, f"-I{RUNTIME_DIR}", "-save-temps=obj",
                         "-x", "c++", "-c", LEARNER_FILE, "-o", f"tu_{v}.o"]
-            link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
+            link = _link_argv(f"tu_{v}.o", objects[v], f"prog_{v}")
             steps[v] = ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]
         binds = {v: _runtime_binds(objects[v]) for v in VARIANTS}
         failed, log = _run_step(steps, work, binds, timeout_s, deadline)
@@ -226,6 +227,8 @@ def compile_programs(tu_text: str, timeout_s: float,
                     check(text)
             elif not failed:
                 raise ToolchainError(f"g++ left no preprocessed file for the {v} program")
+        if not failed:
+            _check_objects(work, tu_text, kernels)
         if failed:
             if _TOOLCHAIN_FAULT.search(log):
                 # Text a learner cannot choose names a tool or library of ours as missing. The
@@ -240,6 +243,23 @@ def compile_programs(tu_text: str, timeout_s: float,
         raise
     return Built(work, {v: work / f"prog_{v}" for v in VARIANTS}, time.monotonic() - started,
                  bool(_VOLATILE.search(tu_text))), [], ""
+
+
+def _link_argv(learner_object: str, runtime: list[Path], program: str) -> list[str]:
+    """The link: the runtime's objects before the learner's, so that where both hold a copy
+    of an inline function or a template the runtime's is kept (kernels/emu/objcheck.py)."""
+    return [gxx() or "g++", *map(str, runtime), learner_object, *_LINK, "-lboost_context", "-o", program]
+
+
+def _check_objects(work: Path, tu_text: str, kernels: tuple[str, ...]) -> None:
+    """The learner's objects as built (kernels/emu/objcheck.py): raises ObjectRefused."""
+    try:
+        library = objcheck.library_symbols(gxx() or "g++")
+    except objcheck.LibrariesUnreadable as exc:
+        raise ToolchainError(str(exc)) from None
+    for v in VARIANTS:
+        sanitized = v == "check" or bool(_VOLATILE.search(tu_text))  # -fsanitize=thread's own constructor
+        objcheck.check_object(work / f"tu_{v}.o", sanitized, library, kernels)
 
 
 _MAX_PREPROCESSED_BYTES = 64 << 20
@@ -316,7 +336,7 @@ def compile_profile_program(built: Built, timeout_s: float, running: list[subpro
     source.write_text(gcc_unroll((built.work_dir / "tu_check.ii").read_text()))
     compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS[v], *steps_flags, "-fpreprocessed", "-x", "c++", "-c", source.name,
                 "-o", f"tu_{v}.o"]
-    link = [gxx() or "g++", f"tu_{v}.o", *map(str, objects[v]), *_LINK, "-lboost_context", "-o", f"prog_{v}"]
+    link = _link_argv(f"tu_{v}.o", objects[v], f"prog_{v}")
     step = {v: ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]}
     failed, log = _run_step(step, built.work_dir, {v: _runtime_binds(objects[v])}, timeout_s,
                             time.monotonic() + timeout_s, running)

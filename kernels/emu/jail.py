@@ -79,9 +79,11 @@ def compile_memory_bytes() -> int:
 
 
 def program_memory_bytes(variant: str = "fast") -> int:
-    """RLIMIT_AS of one program. Both programs of a submission are alive at once and
-    share KDOJO_EMU_MEMORY_MB: the fast one (worker threads, every case) gets two
-    thirds, the checked one (small cases, one thread) a third."""
+    """RLIMIT_AS of one program. Two programs of a submission are alive at once and
+    share KDOJO_EMU_MEMORY_MB: the fast one (worker threads, every case) or the
+    profiler's (which runs after the tests, once the fast one is stopped:
+    backend.EmuHandle.process) gets two thirds, the checked one (small cases, one
+    thread) a third."""
     total = _megabytes(MEMORY_MB_ENV, DEFAULT_MEMORY_MB) << 20
     return total // 3 if variant == "check" else total * 2 // 3
 

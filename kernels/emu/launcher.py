@@ -17,6 +17,10 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # defined after the runtime's own headers: the learner's code sees one view on
 # both backends, so a host-only `#ifndef __CUDA_ARCH__` branch is dead here too.
 NVRTC_MACROS = ("#define __CUDACC__ 1", "#define __CUDACC_RTC__ 1", "#define __CUDA_ARCH__ 900")
+# What tells the builds apart, gone before the learner's code (#27): the runtime's headers
+# have read them already, and a kernel that could test them could misbehave only where it
+# is not checked (read past its shared array in the fast build alone).
+BUILD_MACROS_UNDEFINED = ("#undef KDOJO_CHECK", "#undef KDOJO_VOLATILE_STEPS", "#undef __SANITIZE_THREAD__")
 
 
 # C++ library headers a source may need beyond the runtime's (kernels/emu/source.py
@@ -34,7 +38,7 @@ def translation_unit(learner_text: str, kernels: list[str], library: tuple[str, 
     for header in library:
         if header not in _LIBRARY:
             raise ValueError(f"not a library header the emulator adds: {header!r}")
-    lines = [*(f"#include <{h}>" for h in library), '#include "kdojo_cuda.h"', *NVRTC_MACROS,
+    lines = [*(f"#include <{h}>" for h in library), '#include "kdojo_cuda.h"', *NVRTC_MACROS, *BUILD_MACROS_UNDEFINED,
              "namespace kdojo_user {", f'#line 1 "{LEARNER_FILE}"',
              learner_text.rstrip("\n"), "}", f'#line 1 "{LAUNCHER_FILE}"', "namespace kdojo_launch {"]
     # Every name below is the runtime's (kdojo…): the learner's macros are still defined

@@ -21,13 +21,16 @@ a line marker claims):
   __CUDA_ARCH__ >= 1000`) may use them, and a macro or a line splice cannot
   hide them;
 * no attribute that runs code early or places it (`constructor`, `ifunc`,
-  `section`, `alias` …), spelled `__attribute__((…))` or `[[gnu::…]]`;
+  `section`, `alias` …) or turns a check off (`no_sanitize…`), spelled
+  `__attribute__((…))`, `[[gnu::…]]`, `__declspec(…)` or with digraphs
+  (`<:<:…:>:>`, read as `[[…]]`);
 * no `#pragma` but `unroll`, `nounroll` and `once` (`_Pragma` arrives here
   as a `#pragma` line).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -37,6 +40,8 @@ from kernels.emu.source import SourceError, Token, tokenize
 DENIED_ATTRIBUTES = frozenset({
     "constructor", "destructor", "ifunc", "alias", "weakref", "weak", "section", "init_priority", "used",
     "naked", "target_clones", "target", "visibility", "externally_visible", "no_reorder", "retain",
+    "no_instrument_function", "no_profile_instrument_function", "no_stack_protector", "optimize",
+    "symver", "copy",
 })
 _ALLOWED_PRAGMAS = frozenset({"unroll", "nounroll", "once"})
 # What the runtime's `__shared__` becomes in the check program (runtime/kdojo_device.h
@@ -119,7 +124,23 @@ def check(preprocessed: str, runtime_dir: Path) -> None:
             tokens = tokenize(text)
         except SourceError as exc:
             raise SourceError(line, exc.message, exc.kind, exc.feature) from None
-        _check_line(line, tokens)
+        _check_line(line, _normalised(tokens))
+
+
+# Digraphs as the tokens they stand for, so `<:<:gnu::constructor:>:>` and `%:pragma`
+# read as `[[gnu::constructor]]` and `#pragma`; `[ [` (a space between) as `[[`.
+_DIGRAPHS = {"<:": "[", ":>": "]", "<%": "{", "%>": "}", "%:": "#", "%:%:": "##"}
+
+
+def _normalised(tokens: list[Token]) -> list[Token]:
+    out: list[Token] = []
+    for tok in tokens:
+        text = _DIGRAPHS.get(tok.text, tok.text) if tok.kind == "punct" else tok.text
+        if text in ("[", "]") and out and out[-1].text == text:
+            out[-1] = dataclasses.replace(out[-1], text=text * 2, end=tok.end)
+            continue
+        out.append(dataclasses.replace(tok, text=text) if text != tok.text else tok)
+    return out
 
 
 def _check_line(line: int, tokens: list[Token]) -> None:
@@ -134,12 +155,20 @@ def _check_line(line: int, tokens: list[Token]) -> None:
         if tok.text in UNSUPPORTED_FEATURES:
             what = UNSUPPORTED_FEATURES[tok.text]
             raise SourceError(line, f"this kernel needs a GPU: {what} is not emulated", "unsupported", what)
-        if tok.text in ("__attribute__", "__attribute", "[["):
+        if tok.text in ("__attribute__", "__attribute", "[[", "__declspec"):
             if [t.text for t in tokens[i:i + 7]] == _RUNTIME_SHARED_SECTION:
                 continue
             for name in _attribute_names(tokens, i):
-                if name.strip("_") in DENIED_ATTRIBUTES:
+                if _denied(name):
                     raise SourceError(line, f"the attribute '{name.strip('_')}' is not allowed in kernels")
+
+
+def _denied(attribute: str) -> bool:
+    """Whether an attribute name is refused: the list above, and every sanitizer switch
+    (`no_sanitize`, `no_sanitize_address`, `no_sanitize_thread`, …), which would let a
+    kernel's accesses go unchecked in the checked build only."""
+    name = attribute.strip("_")
+    return name in DENIED_ATTRIBUTES or name.startswith("no_sanitize") or name.startswith("disable_sanitizer")
 
 
 def _attribute_names(tokens: list[Token], start: int) -> list[str]:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernels.emu import jail
-from kernels.emu.protocol import FORBIDDEN_SYSCALL_EXIT, RESPONSE_HEADER, RESPONSE_MAGIC, WireResponse, decode_body
+from kernels.emu.protocol import (MAX_WIRE_BUFFERS, RESPONSE_HEADER, RESPONSE_MAGIC, WireResponse,
+                                  decode_body)
 
 STDERR_CAP_BYTES = 64 * 1024
 PIPE_BYTES = 1 << 20  # the default /proc/sys/fs/pipe-max-size
@@ -49,17 +50,42 @@ class Crash:
 
 
 MEMORY_FAULT_MARK = b"KDOJO-MEMORY-FAULT"
-_MEMORY_FAULT = re.compile(r"KDOJO-MEMORY-FAULT ((?:\w+=-?(?:0x[0-9a-f]+|\d+) ?)+)")
+# The runtime's report (kdojo_rt.cpp: on_memory_fault) is one short line of known
+# fields. Learner code can write any line to stderr (a replaced `write` or
+# `sigaction` bypasses the runtime's reporter), so the line is read as untrusted
+# data: a bounded length, known keys once each, short numerals in range. Anything
+# else — a 5,000-digit number, `x=-0x5`, an unknown key — and the report is
+# ignored: the crash is still the learner's, only its line is not named.
+_MEMORY_FAULT = re.compile(r"KDOJO-MEMORY-FAULT ([^\n]{1,320})(?:\n|$)")
+_NUMERAL = re.compile(r"-?(?:0x[0-9a-f]{1,16}|[0-9]{1,20})")
+_U64 = (0, (1 << 64) - 1)
+_REPORT_FIELDS: dict[str, tuple[int, int]] = {
+    "pc": _U64, "addr": _U64, "write": (-1, 1), "gp": (0, 1), "kernel": (0, 1), "stack": (0, 1),
+    "buffer": (0, MAX_WIRE_BUFFERS - 1), "element": (-(1 << 63), (1 << 63) - 1),
+}
+_REPORT_REQUIRED = ("pc", "addr", "write", "kernel")
 
 
-def _memory_report(stderr: str) -> dict[str, int] | None:
-    found = _MEMORY_FAULT.findall(stderr)
+def memory_report(stderr: str) -> dict[str, int] | None:
+    """The last fault report on stderr as checked fields, or None when there is none
+    or it is not exactly what the runtime writes."""
+    found = _MEMORY_FAULT.findall(stderr[-STDERR_CAP_BYTES:])
     if not found:
         return None
-    fields = {}
-    for item in found[-1].split():
-        key, _, value = item.partition("=")
-        fields[key] = int(value, 16) if value.startswith("0x") else int(value)
+    fields: dict[str, int] = {}
+    for item in found[-1].split(" "):
+        key, sep, text = item.partition("=")
+        if not sep or key not in _REPORT_FIELDS or key in fields or not _NUMERAL.fullmatch(text):
+            return None
+        negative, digits = text.startswith("-"), text.lstrip("-")
+        value = int(digits, 16) if digits.startswith("0x") else int(digits)
+        value = -value if negative else value
+        low, high = _REPORT_FIELDS[key]
+        if not low <= value <= high:
+            return None
+        fields[key] = value
+    if any(key not in fields for key in _REPORT_REQUIRED) or ("buffer" in fields) != ("element" in fields):
+        return None
     return fields
 
 
@@ -69,7 +95,9 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
     segmentation fault's report only places the fault (kernels/emu/backend.py)."""
     if returncode > 128 and returncode <= 128 + 64:
         returncode = 128 - returncode  # bubblewrap reports a child killed by signal N as 128+N
-    if returncode == -signal.SIGSYS or returncode == FORBIDDEN_SYSCALL_EXIT:
+    # Only the kernel's own SIGSYS (a seccomp kill) is a refused call: any exit status
+    # is the program's to choose (`_exit(97)` once read as one), so it is never a verdict.
+    if returncode == -signal.SIGSYS:
         return Crash("rejected", "forbidden system call",
                      "the program made a system call kernels may not make: "
                      "no files, processes, sockets or signals, no exit status above 127", stderr)
@@ -81,7 +109,7 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
             return Crash("runtime_error", "invalid memory access",
                          "segmentation fault: a kernel read or wrote memory it does not own "
                          "(far out of bounds, a null pointer, or a thread's stack overflowing)", stderr,
-                         _memory_report(stderr))
+                         memory_report(stderr))
         if sig == signal.SIGFPE:
             return Crash("runtime_error", "arithmetic exception", "integer division by zero", stderr)
         if sig == signal.SIGABRT:

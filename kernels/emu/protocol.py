@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 REQUEST_MAGIC = 0x5152444B
 RESPONSE_MAGIC = 0x5352444B
 RESPONSE_HEADER = struct.Struct("<IQ")
-FORBIDDEN_SYSCALL_EXIT = 97  # kdojo_sandbox.cpp: kForbiddenExit
 MODE_ADVERSARIAL = 1
 
 ARG_BUFFER, ARG_INT, ARG_FLOAT = 0, 1, 2

@@ -15,6 +15,7 @@ from kernels.backends import BackendUnavailable
 from kernels.catalog import find_exercise
 from kernels.emu import build, jail, launcher
 from kernels.emu.backend import EmuBackend
+from kernels.emu.objcheck import ObjectRefused
 from kernels.emu.source import SourceError, prepare
 from kernels.pipeline import run_pipeline
 from kernels.spec import Limits
@@ -68,10 +69,15 @@ def test_system_call_from_a_kernel_is_refused_by_the_program(marker):
     assert "forbidden system call" == got.fault
 
 
-def test_static_constructor_runs_inside_the_sandbox(marker):
+def test_static_constructor_runs_inside_the_sandbox(monkeypatch, marker):
     source = (f'static int early = system("touch {marker}");\n'
               'extern "C" __global__ void k(int* out) { out[0] = early; }\n')
-    got = launch(source, "k", 1, 1, [np.zeros(1, np.int32)])
+    # The check on the built object refuses the dynamic initializer (#27) ...
+    with pytest.raises(ObjectRefused, match=r"\.init_array"):
+        build.compile_programs(launcher.translation_unit(prepare(source), ["k"]), 60)
+    # ... and without that check it runs under the sandbox all the same.
+    monkeypatch.setattr(build, "_check_objects", lambda work, tu_text, kernels: None)
+    got = launch(source + "// object check bypassed\n", "k", 1, 1, [np.zeros(1, np.int32)])
     assert got.crash is not None and got.crash.kind == "rejected"
 
 
@@ -216,6 +222,7 @@ def test_waived_sandbox_still_installs_seccomp_and_limits_from_outside(monkeypat
     # KDOJO_EMU_UNSANDBOXED=1 (a trusted classroom): no namespaces, but the child
     # installs the same seccomp filter and rlimits before it execs the program.
     _unsandboxed(monkeypatch, waived=True)
+    monkeypatch.setattr(build, "_check_objects", lambda work, tu_text, kernels: None)  # the sandbox's test
     source = (f'static int early = system("touch {marker}");\n'
               'extern "C" __global__ void k(int* out) { out[0] = early; }\n')
     got = launch(source + "// no bwrap\n", "k", 1, 1, [np.zeros(1, np.int32)])
@@ -247,6 +254,14 @@ KERNEL = 'extern "C" __global__ void block_sum(const float* in, float* out, int 
     ("[[gnu::constructor]] static void early() { }", "'constructor'"),
     ('_Pragma("GCC optimize(\\"O0\\")")', "#pragma GCC"),
     ('__device__ void f() { asm("int3"); }', "assembly"),
+    # digraphs and other spellings of attributes (#27)
+    ("<:<:gnu::constructor:>:> static void early() { }", "'constructor'"),
+    ('<:<:gnu::section(".init_array"), gnu::used:>:> static int x = 1;', "'section'"),
+    ("[ [gnu::destructor] ] static void late() { }", "'destructor'"),
+    ("__attribute__((no_sanitize_thread)) static void f() { }", "'no_sanitize_thread'"),
+    ('[[gnu::no_sanitize("thread")]] static void f() { }', "'no_sanitize'"),
+    ("<:<:gnu::no_sanitize_address:>:> static void f() { }", "'no_sanitize_address'"),
+    ("__declspec(selectany) __attribute__((__no_sanitize__(\"thread\"))) int y;", "'no_sanitize'"),
 ])
 def test_what_the_raw_checks_miss_the_preprocessed_checks_see(exercise, hidden, words):
     result = judge(exercise, SPLICE.format(hidden=hidden) + KERNEL)

@@ -16,6 +16,7 @@ import dataclasses
 import gc
 import json
 import os
+import platform
 import resource
 import socket
 import time
@@ -61,7 +62,7 @@ def secret(tmp_path_factory):
     path.unlink(missing_ok=True)
 
 
-def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False) -> None:
+def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False, keep_objects: bool = False) -> None:
     def compiled_ok(source, exercise, arch=None):
         constants, _, _ = read_constants(source, exercise)
         return CompileResult("ok", 0.0, constants=constants)
@@ -70,14 +71,18 @@ def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False) -> N
     mp.setattr(emu_backend, "prepare", lambda source: source)
     if not keep_preprocessed:
         mp.setattr(emu_backend.preprocessed, "check", lambda text, runtime_dir: None)
+    if not keep_objects:
+        # The wall on the built object (kernels/emu/objcheck.py) is bypassed too unless a
+        # test is about it: the attacks below must meet the sandbox itself.
+        mp.setattr(emu_backend.toolchain, "_check_objects", lambda work, tu_text, kernels: None)
 
 
 def judge(exercise, backend, source: str, bypass: bool = True,
-          keep_preprocessed: bool = False) -> tuple[dict, float]:
+          keep_preprocessed: bool = False, keep_objects: bool = False) -> tuple[dict, float]:
     started = time.monotonic()
     with pytest.MonkeyPatch.context() as mp:
         if bypass:
-            _bypass_checks(mp, keep_preprocessed)
+            _bypass_checks(mp, keep_preprocessed, keep_objects)
         result = pipeline.run_pipeline(exercise, source, backend, bench=False, seed=3, emit=lambda event: None)
     gc.collect()  # the program's handle (and its processes) go with it, as when a job process ends
     return result, time.monotonic() - started
@@ -147,8 +152,10 @@ def test_an_unnamed_signal_is_described_not_raised():
     assert (crash.kind, crash.message) == ("runtime_error", "the program was killed by signal 40")
 
 
-@pytest.mark.parametrize("status", [1, 3])
+@pytest.mark.parametrize("status", [1, 3, 96, 97])
 def test_a_small_exit_status_is_the_learners_runtime_error(exercise, backend, status):
+    # 97 was the runtime's own "forbidden system call" exit: `_exit(97)` from a kernel read as
+    # `rejected`. Only the kernel's SIGSYS is a refused call now; every status is the program's.
     # 1 is also bubblewrap's status when it cannot start the program (the machine's fault):
     # the program ran, so bubblewrap's JSON status has its exit code, and it stays the learner's.
     result, _ = judge(exercise, backend, attack("exit_as_sigkill.cu", STATUS=status))
@@ -225,6 +232,73 @@ def test_forged_stderr_reports_decide_nothing(exercise, backend, secret):
     result, wall = judge(exercise, backend, attack("stderr_forgery.cu"))
     assert result["verdict"] == "wrong_answer", result["message"]
     assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("report", range(5))
+def test_a_forged_fault_report_is_data_not_code(exercise, backend, secret, report):
+    # Each raised in the judge's parser once (a 5,000-digit int(), int("-0x5")): internal_error.
+    result, wall = judge(exercise, backend, attack("forged_fault_report.cu", REPORT=report))
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert "invalid memory access" in json.dumps(result) or "segmentation fault" in result["message"]
+    assert "99999" not in result["message"] and "\x1b" not in json.dumps(result)
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("which, says", [
+    (1, ".init_array"), (2, ".init_array"), (3, "'write'"), (4, "'sigaction'"), (5, "'_Znwm'"),
+    (6, "'syscall'"), (7, ".init_array"), (8, "'_ZSt9terminatev'"), (9, ".fini_array"), (10, ".kdojo_hidden"),
+])
+def test_the_built_object_is_checked_not_its_spelling(exercise, backend, secret, which, says):
+    # Source and preprocessed-file checks bypassed: digraph attributes, extern "C" definitions,
+    # leaving the learner's namespace, asm. What g++ built is refused before anything runs.
+    result, wall = judge(exercise, backend, attack("object_wall.cu", WHICH=which), keep_objects=True)
+    assert result["verdict"] == "compile_error", result["message"]
+    assert says in result["message"] and "\n" not in result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("bypass", [False, True])
+def test_static_shared_memory_past_a_gpus_48_kb_is_refused(exercise, backend, secret, bypass):
+    # 240 KB was accepted on the emulator; NVRTC refuses over 48 KB for a GPU. Bypassed, the
+    # source rewrite does not pad or name the array: the check build's shared section holds it.
+    result, wall = judge(exercise, backend, attack("static_shared_size.cu", SIZE=61440), bypass=bypass,
+                         keep_objects=True)
+    assert result["verdict"] == "compile_error", result["message"]
+    assert "static shared memory" in result["message"] and "49152" in result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_exactly_48_kb_of_static_shared_memory_is_allowed(exercise, backend):
+    result, _ = judge(exercise, backend, attack("static_shared_size.cu", SIZE=12288), bypass=False)
+    assert result["verdict"] == "wrong_answer", result["message"]
+
+
+def test_the_programs_alive_at_once_share_the_submissions_memory(exercise, backend):
+    # The profiler's program was started beside the fast and checked ones, each with its own
+    # share of KDOJO_EMU_MEMORY_MB: 3.03 GB of peak for a 2 GB setting. Now the fast one ends
+    # before the profiler's starts, and the address-space limits alive at once add up to it.
+    source = CORRECT.read_text()
+    constants, _, _ = read_constants(source, exercise)
+    program = backend.build(exercise, source, constants)
+    handle = program.handle
+    try:
+        total = jail.program_memory_bytes("fast") + jail.program_memory_bytes("check")
+        for variant in ("fast", "check", "profile", "fast", "profile"):
+            process = handle.profile_process(5) if variant == "profile" else handle.process(variant, 5)
+            assert process.alive
+            alive = [p for p in handle.processes.values() if p.alive]
+            assert sum(p.memory_bytes for p in alive) <= total, [(p.program.name, p.memory_bytes) for p in alive]
+    finally:
+        handle.close()
+
+
+@pytest.mark.parametrize("trick", [0, 1])
+def test_a_kernel_cannot_tell_the_checked_build_from_the_fast_one(exercise, backend, trick):
+    # KDOJO_CHECK and __SANITIZE_THREAD__ told the builds apart: a shared-memory overrun under
+    # `#ifndef` was never in the checked build and was accepted. Now the read is in both.
+    result, _ = judge(exercise, backend, attack("unchecked_only.cu", TRICK=trick), bypass=False)
+    assert result["verdict"] == "runtime_error", result["message"]
+    assert "out-of-bounds shared memory" in result["message"], result["message"]
 
 
 def test_sleeping_ends_at_the_case_limit(exercise, backend, secret):
@@ -332,10 +406,12 @@ def test_the_source_rewrites_cost_linear_time(exercise, backend, padding):
 
 
 def test_the_program_cannot_tell_the_hosts_name(exercise, backend, secret):
+    # The release and build string leaked through uname() before, to a kernel and to code that
+    # runs before the runtime's constructors alike: the outer filter now refuses the call.
     result, wall = judge(exercise, backend, attack("uname_hostname.cu"))
     text = outputs(result)
-    assert "node=kdojo" in text, text[:300]
-    assert f"node={socket.gethostname()} " not in text
+    assert "ret=-1" in text and "early: ret=-1" in text, text[:300]
+    assert socket.gethostname() not in text and platform.release() not in text and platform.version() not in text
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
