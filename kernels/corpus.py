@@ -85,7 +85,8 @@ def outcome(expectation: Expectation, result: dict[str, Any]) -> Outcome:
         return Outcome("fail", verdict, message, f"the judge failed: {message}")
     if result.get("backend") == "emu" and verdict == "rejected" and result.get("message_code") == "needs_gpu":
         return Outcome("gpu_only", verdict, message)
-    if verdict == expectation.verdict and (expectation.kind != "starter" or result["compile"]["ok"]):
+    compiled = bool((result.get("compile") or {}).get("ok"))
+    if verdict == expectation.verdict and (expectation.kind != "starter" or compiled):
         return Outcome("pass", verdict, message)
     return Outcome("fail", verdict, message, _why(expectation, verdict, message))
 
