@@ -41,7 +41,7 @@ def cdiv(a, b):
 
 # name -> function(env, launch) -> (grid, block)
 GEOMETRY = {
-    # conv_shfl.cu: block (32, 4), ROWS rows per thread
+    # bench/archive/candidate_kernels/conv_shfl.cu: block (32, 4), ROWS rows per thread
     "conv_r4": lambda e, l: ((cdiv(e["W"], 128), cdiv(e["H"], 16), 1), (32, 4, 1)),
     "conv_r8": lambda e, l: ((cdiv(e["W"], 128), cdiv(e["H"], 32), 1), (32, 4, 1)),
     "conv_r16": lambda e, l: ((cdiv(e["W"], 128), cdiv(e["H"], 64), 1), (32, 4, 1)),

@@ -2,7 +2,7 @@
 
     python3 bench/layernorm_variants.py reference v1_l1_split_16k.cu v4_l1_split_16k_keep_batch.cu
 
-Each named source (a file of bench/layernorm_variants/, or `reference` for the
+Each named source (a file of bench/archive/layernorm_variants/, or `reference` for the
 lesson's reference.cu) is timed at 4096 x 50304, 8192 x 4096 and 8192 x 768 the
 way bench/reference_kernels.py times (L2 flushed, median of 30 calls), against a
 copy moving the same bytes, and its output is compared with the first source's.
@@ -42,7 +42,7 @@ def main(names: list[str]) -> int:
         block = min(1024, max(32, 1 << (max(1, -(-cols // 16)) - 1).bit_length()))  # the plan's block
         first = None
         for name in names:
-            path = exercise.folder / "reference.cu" if name == "reference" else ROOT / "bench/layernorm_variants" / name
+            path = exercise.folder / "reference.cu" if name == "reference" else ROOT / "bench/archive/layernorm_variants" / name
             _, _, functions = rk.compile_module(cp, path.read_text(), exercise, ["layernorm"])
             y = cp.empty((rows, cols), dtype=cp.float32)
             args = (inputs["x"], inputs["weight"], inputs["bias"], y, np.int32(rows), np.int32(cols), np.float32(1e-5))

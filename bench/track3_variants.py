@@ -1,7 +1,7 @@
 """Variants of one exercise's reference kernel against each other, on a CUDA GPU.
 
     python3 bench/track3_variants.py cross-entropy.fused reference solutions/correct/batched_write_pass.cu \
-        bench/track3_variants/cross_entropy/v1_batched_reverse.cu --cases 0,1 --reps 20
+        bench/archive/track3_variants/cross_entropy/v1_batched_reverse.cu --cases 0,1 --reps 20
 
 Each source (`reference` for the exercise's reference.cu, a path inside the
 exercise folder, or a path from the repository root) is compiled as the judge

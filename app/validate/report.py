@@ -33,7 +33,7 @@ class Check:
     """One source judged: what it must get, what it got."""
 
     path: str
-    expect: str  # accepted | not_accepted | compiles_not_accepted
+    expect: str  # the verdict the source must get (kernels/corpus.py)
     status: str  # pass | fail | skipped
     verdict: str | None
     message: str

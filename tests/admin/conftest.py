@@ -1,4 +1,4 @@
-"""Admin fixtures: the web fixtures (real SQLite built by Alembic, the lesson folder
+"""Admin fixtures: the web fixtures (real SQLite from the Alembic-built template, the lesson folder
 built from the real `reduction.block_sum`), plus users of each role, tokens, and
 clients signed in as them."""
 

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from tests.admin.conftest import bearer, make_token, make_user, sign_in
 from tests.web.conftest import EXERCISE, build_lessons, csrf, make_settings
 
@@ -31,7 +31,7 @@ def _set_status(lessons: Path, status: str) -> None:
 def draft_app(tmp_path: Path, own_lessons: Path):  # noqa: ANN201
     _set_status(own_lessons, "draft")
     settings = make_settings(tmp_path, own_lessons, embedded_worker=False)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     return create_app(settings)
 
 
@@ -101,7 +101,7 @@ def test_a_malformed_lesson_is_not_swapped_in(draft_app, own_lessons):
 def test_the_watcher_reloads_changed_lessons(tmp_path, own_lessons):
     settings = make_settings(tmp_path, own_lessons, embedded_worker=False, reload_lessons=True,
                              reload_lessons_interval_s=0.05)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     app = create_app(settings)
     with TestClient(app) as client:
         assert "Intro" in client.get("/lessons/intro?lang=en").text

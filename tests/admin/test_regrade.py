@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.db import transaction
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.models import Submission
 from app.services import judging
 from tests.admin.conftest import bearer, make_token, make_user
@@ -29,7 +29,7 @@ def live(tmp_path: Path, lessons_dir: Path):  # noqa: ANN201
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, worker_threads=1)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     app = create_app(settings)
     with TestClient(app) as client:
         yield app, client

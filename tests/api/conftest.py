@@ -10,7 +10,7 @@ import schemathesis
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.settings import Settings
 from tests.web.conftest import build_lessons, csrf, make_settings
 
@@ -56,7 +56,7 @@ def callers_for(settings: Settings) -> Callers:
 def callers(tmp_path_factory: pytest.TempPathFactory) -> Callers:
     tmp = tmp_path_factory.mktemp("schema")
     settings = make_settings(tmp, build_lessons(tmp / "lessons"), embedded_worker=False)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     return callers_for(settings)
 
 

@@ -3,7 +3,8 @@
 Front matter, ko/en parity, translation stamps, exercise folders and hints,
 the seed data of Mojo GPU Puzzle 25 through the broadcast exercises'
 reference.py, test-case design properties, and that every kernel source
-compiles with the real NVRTC against its spec's signature.
+compiles with the real NVRTC against its spec's signature. The verdicts of the
+sources are tests/lessons/test_corpus.py's.
 """
 
 from __future__ import annotations
@@ -257,67 +258,3 @@ def test_every_kernel_source_compiles_with_nvrtc(kit, judged, folder, name):
         assert result.ok, f"{path}: {result.log}"
         if path.name in ("starter.cu", "reference.cu"):
             assert not result.diagnostics, f"{path}: {result.log}"
-
-
-# --- Verdicts: starter, reference and every solution, on the emulator and the GPU ------
-
-def _judged_files():
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2] / "lessons"
-    for folder, name in OWN_EXERCISES:
-        base = root / folder / "exercises" / name
-        files = [("starter", base / "starter.cu"), ("reference", base / "reference.cu")]
-        files += [("correct", p) for p in sorted((base / "solutions" / "correct").glob("*.cu"))]
-        files += [("wrong", p) for p in sorted((base / "solutions" / "wrong").glob("*.cu"))]
-        for kind, path in files:
-            yield pytest.param(folder, name, kind, path, id=f"{name}/{path.relative_to(base)}")
-
-
-def _make_judge(backend: str):
-    from kernels import backends
-    from kernels.judge import Judge
-
-    if backend == "emu":
-        ok, why = backends.emu_available()
-        if not ok:
-            pytest.skip(why)
-    return Judge(backend=backend)
-
-
-@pytest.fixture(scope="module")
-def emu_judge():
-    judge = _make_judge("emu")
-    yield judge
-    judge.close()
-
-
-@pytest.fixture(scope="module")
-def cuda_judge():
-    judge = _make_judge("cuda")
-    yield judge
-    judge.close()
-
-
-def _check_verdict(kit, judge, folder, name, kind, path):
-    exercise_id = kit.read_exercise_toml(folder, name)["id"]
-    result = judge.run(path.read_text(encoding="utf-8"), exercise_id, bench=False)
-    verdict = result["verdict"]
-    assert verdict != "internal_error", result["message"]
-    if kind in ("reference", "correct"):
-        assert verdict == "accepted", f"{path}: {verdict}: {result['message']}"
-    else:
-        assert verdict != "accepted", f"{path} must not be accepted"
-        if kind == "starter":
-            assert verdict == "wrong_answer" and result["compile"]["ok"], result["message"]
-
-
-@pytest.mark.parametrize(("folder", "name", "kind", "path"), list(_judged_files()))
-def test_verdict_on_the_emulator(kit, emu_judge, folder, name, kind, path):
-    _check_verdict(kit, emu_judge, folder, name, kind, path)
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize(("folder", "name", "kind", "path"), list(_judged_files()))
-def test_verdict_on_the_gpu(kit, cuda_judge, folder, name, kind, path):
-    _check_verdict(kit, cuda_judge, folder, name, kind, path)

@@ -1,6 +1,7 @@
-"""Page-test fixtures: a fresh SQLite database built by Alembic per test, the
-fixture lessons under tests/fixtures/lessons, and the app without its embedded
-worker (page tests render pages; judging is the browser tests' business)."""
+"""Page-test fixtures: a fresh SQLite database per test (a copy of one Alembic-built
+template: tests/web/database.py), the fixture lessons under tests/fixtures/lessons, and
+the app without its embedded worker (page tests render pages; judging is the browser
+tests' business)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.settings import Settings
 
 FIXTURE_LESSONS = Path(__file__).resolve().parent.parent / "fixtures" / "lessons"
@@ -34,7 +35,7 @@ def page_settings(tmp_path: Path, **overrides: object) -> Settings:
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     s = page_settings(tmp_path)
-    upgrade(s.database_url)
+    migrate(s.database_url)
     return s
 
 

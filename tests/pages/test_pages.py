@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.i18n import LANG_COOKIE
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 
 from .conftest import page_settings, sign_up
 
@@ -236,7 +236,7 @@ def test_an_unexpected_error_is_a_page_in_the_readers_language(tmp_path: Path) -
     """A bug of ours: a browser gets error.html with 500 in its language, a
     script gets JSON; never Starlette's bare English "Internal Server Error"."""
     settings = page_settings(tmp_path)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     app = create_app(settings)
 
     @app.get("/boom")

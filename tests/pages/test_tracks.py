@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from app.content import load_catalog
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 
 from .conftest import FIXTURE_LESSONS, page_settings, sign_up
 
@@ -61,7 +61,7 @@ def two_tracks(tmp_path: Path) -> Path:
 
 def _client(tmp_path: Path, lessons_dir: Path) -> Iterator[TestClient]:
     settings = page_settings(tmp_path, lessons_dir=lessons_dir)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     with TestClient(create_app(settings)) as test_client:
         yield test_client
 

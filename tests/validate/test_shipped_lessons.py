@@ -1,6 +1,7 @@
 """Every lesson shipped in lessons/ passes `kdojo lessons validate --no-judge`.
 
-The judged half runs in tests/lessons (emulator) and with `--backend cuda` on a
+The judged half, the same rule (kernels/corpus.py), runs in tests/lessons/test_corpus.py
+(emulator, and GPU where one is visible) and with `--backend cuda` on a
 GPU; this is the fast half: specs, texts, stamps, and starters that have not
 drifted from their references (a reference tuned without its starter failed
 here first).

@@ -1,6 +1,7 @@
-"""Web fixtures: a fresh SQLite database built by Alembic per test, a small lesson
-folder built from the real `reduction.block_sum` exercise, the real Huey queue
-(SqliteHuey in a temporary file) and the real judge on the emulator backend."""
+"""Web fixtures: a fresh SQLite database per test (a copy of one Alembic-built template:
+tests/web/database.py), a small lesson folder built from the real `reduction.block_sum`
+exercise, the real Huey queue (SqliteHuey in a temporary file) and the real judge on the
+emulator backend."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.settings import REPO_ROOT, Settings
 
 BLOCK_SUM = REPO_ROOT / "lessons" / "02-reduction" / "exercises" / "block_sum"
@@ -90,7 +91,7 @@ def make_settings(tmp_path: Path, lessons_dir: Path, **overrides: object) -> Set
 @pytest.fixture
 def settings(tmp_path: Path, lessons_dir: Path) -> Settings:
     s = make_settings(tmp_path, lessons_dir, embedded_worker=False)
-    upgrade(s.database_url)
+    migrate(s.database_url)
     return s
 
 

@@ -13,7 +13,7 @@ from sqlalchemy import update
 
 from app.db import transaction
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.models import AuthAttempt
 from app.security.csrf import CSRF_COOKIE, valid_token
 from app.security.sessions import SESSION_COOKIE
@@ -83,7 +83,7 @@ def test_forwarded_for_from_an_untrusted_peer_is_ignored(client):
 def proxied(tmp_path, lessons_dir):
     """The app behind a trusted proxy: TestClient's peer is `testclient`."""
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=False, forwarded_allow_ips="testclient")
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     app = create_app(settings)
     with TestClient(app) as c:
         c.get("/api/me/progress")

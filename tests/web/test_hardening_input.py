@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from app.db import transaction
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.models import BugReport, User
 from tests.web.conftest import csrf, make_settings, signup
 from tests.web.live_server import browser, csrf_header, live_server
@@ -63,7 +63,7 @@ def test_a_chunked_body_under_the_limit_still_works(client, app):
 def roomy(tmp_path, lessons_dir):
     """A server allowing 4 MiB bodies: the CSRF check's own 1 MiB form limit shows."""
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=False, max_request_bytes=4 << 20)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     with TestClient(create_app(settings)) as c:
         c.get("/api/me/progress")
         yield c
@@ -155,7 +155,7 @@ def test_every_422_detail_is_a_list(client):
 
 def test_fifty_concurrent_sign_ups_on_sqlite_all_succeed(tmp_path, lessons_dir):
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=False)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     app = create_app(settings)
     statuses: list[int] = []
     with live_server(app) as base:

@@ -11,7 +11,7 @@ from sqlalchemy import update
 
 from app.db import transaction
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.models import User
 from tests.web.conftest import build_lessons, make_settings, signup, store_verdict, v1_result
 
@@ -105,7 +105,7 @@ def _lesson_page(tmp_path, monkeypatch, *, global_switch: str = "1", exercise_of
         spec.write_text(spec.read_text() + "\n[profile]\nenabled = false\n")
     monkeypatch.setenv("KDOJO_PROFILE", global_switch)
     settings = make_settings(tmp_path, lessons, embedded_worker=False)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     with TestClient(create_app(settings)) as c:
         page = c.get("/lessons/reduction?lang=en")
     assert page.status_code == 200

@@ -13,7 +13,7 @@ from sqlalchemy import select, update
 
 from app.db import transaction
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.models import Submission, SubmissionAttempt, SubmissionEvent, utcnow
 from app.queue.tasks import JudgeRuntime
 from app.queue.worker import Reaper
@@ -32,7 +32,7 @@ def live_client(tmp_path: Path, lessons_dir: Path):
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, worker_threads=1)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     with TestClient(create_app(settings)) as client:
         client.get("/api/me/progress")
         yield client
@@ -167,7 +167,7 @@ def test_the_embedded_consumer_finishes_a_job_even_when_the_judge_cannot_start(t
     if gpu_visible():
         pytest.skip("a GPU is visible: the cuda backend would judge for real")
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, judge_backend="cuda")
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     with TestClient(create_app(settings)) as client:
         client.get("/api/me/progress")
         sub_id = _queued_submission(client)
@@ -181,7 +181,7 @@ def test_on_a_gpu_submit_is_timed_and_speed_tiers_follow_the_benchmark(tmp_path,
     from app import xp
 
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, judge_backend="cuda")
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     with TestClient(create_app(settings)) as client:
         client.get("/api/me/progress")
         assert client.get("/api/status").json()["timings_available"] is True

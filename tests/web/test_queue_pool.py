@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.queue.worker import pool_size
 from tests.web.conftest import BLOCK_SUM, EXERCISE, csrf, make_settings, signup
 
@@ -49,7 +49,7 @@ def test_a_correct_kernel_is_not_stuck_behind_two_endless_loops(tmp_path: Path, 
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, worker_threads=0)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     with TestClient(create_app(settings)) as looper:
         assert looper.app.state.worker.threads >= settings.max_pending_submissions + 1
         looper.get("/api/me/progress")

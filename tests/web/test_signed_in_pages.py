@@ -17,7 +17,7 @@ from sqlalchemy import event
 
 from app.db import transaction
 from app.main import create_app
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.models import Completion, Notification, Submission, User, UserAchievement, XpAward, utcnow
 from app.pages import partials
 from app.services import progress
@@ -40,7 +40,7 @@ def own_lessons(tmp_path: Path) -> Path:
 @pytest.fixture
 def app(tmp_path: Path, own_lessons: Path):  # noqa: ANN201
     settings = make_settings(tmp_path, own_lessons, embedded_worker=False)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     return create_app(settings)
 
 
@@ -233,7 +233,7 @@ def test_learner_state_and_queue_positions_on_postgres(tmp_path: Path, lessons_d
     from app.db import make_engine, make_sessionmaker
 
     settings = make_settings(tmp_path, lessons_dir, database_url=pg_url, embedded_worker=False)
-    upgrade(settings.database_url)
+    migrate(settings.database_url)
     engine = make_engine(settings.database_url)
     try:
         check_state_and_queue(make_sessionmaker(engine))

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from app import xp
 from app.content import load_catalog
 from app.db import make_engine, make_sessionmaker, transaction
-from app.migrate import upgrade
+from tests.web.database import migrate
 from app.models import Completion, Submission, User, UserAchievement, XpAward
 from app.services import judging
 from app.services.progress import total_xp
@@ -74,7 +74,7 @@ def test_lesson_without_exercises_is_completed_by_reading(client):
 def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database built by Alembic once; each example races on a fresh copy of it."""
     path = tmp_path_factory.mktemp("xp-template") / "template.sqlite3"
-    upgrade(f"sqlite:///{path}")
+    migrate(f"sqlite:///{path}")
     return path
 
 
