@@ -9,8 +9,9 @@ from fastapi import APIRouter, Request
 from app.admin.auth import ContentAdmin
 from app.deps import SessionDep
 from app.services import admin_audit, admin_content
+from app.routing import SessionRoute
 
-router = APIRouter(prefix="/api/admin", tags=["admin"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/admin", tags=["admin"])
 
 
 @router.get("/lessons")

@@ -11,8 +11,9 @@ from app.admin.auth import ContentAdmin, UsersAdmin
 from app.api.comments import forget_anonymous_page
 from app.deps import IdPath, PageQuery, SessionDep
 from app.services import admin_audit, admin_tokens, admin_users
+from app.routing import SessionRoute
 
-router = APIRouter(prefix="/api/admin", tags=["admin"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/admin", tags=["admin"])
 Page = PageQuery
 PerPage = Annotated[int, Query(ge=1, le=200)]
 

@@ -10,8 +10,9 @@ from app.services import awards, catalog_view
 from app.services import bugreports as service
 from app.services.submissions import latest_submission_id
 from app.services.text import SAYS_SOMETHING_SCHEMA, TEXT_SCHEMA
+from app.routing import SessionRoute
 
-router = APIRouter(prefix="/api/bug-reports", tags=["bug reports"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/bug-reports", tags=["bug reports"])
 
 
 class BugReportIn(BaseModel):

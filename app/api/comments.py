@@ -11,8 +11,9 @@ from app.deps import CatalogDep, DbId, RequireUser, SessionDep, SettingsDep
 from app.services import awards, catalog_view
 from app.services import comments as service
 from app.services.text import SAYS_SOMETHING_SCHEMA
+from app.routing import SessionRoute
 
-router = APIRouter(prefix="/api", tags=["comments"])
+router = APIRouter(route_class=SessionRoute, prefix="/api", tags=["comments"])
 
 
 class CommentIn(BaseModel):

@@ -8,8 +8,9 @@ from app.deps import CatalogDep, OwnerDep, SessionDep
 from app.services import catalog_view
 from app.services import submissions as service
 from app.services.errors import NotFound
+from app.routing import SessionRoute
 
-router = APIRouter(prefix="/api/exercises", tags=["exercises"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/exercises", tags=["exercises"])
 
 
 def _known(catalog: object, exercise_id: str, user: object = None) -> None:

@@ -10,8 +10,9 @@ from pydantic import BaseModel, Field
 from app.achievements import ACHIEVEMENTS
 from app.deps import CatalogDep, CurrentUser, OwnerDep, RequireUser, SessionDep
 from app.services import progress
+from app.routing import SessionRoute
 
-router = APIRouter(prefix="/api", tags=["progress"])
+router = APIRouter(route_class=SessionRoute, prefix="/api", tags=["progress"])
 
 
 ItemId = Annotated[str, Field(max_length=128)]

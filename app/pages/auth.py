@@ -7,8 +7,9 @@ from starlette.responses import HTMLResponse
 
 from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, render
+from app.routing import SessionRoute
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 def safe_next(value: str | None) -> str:

@@ -12,8 +12,9 @@ from app.pages.lesson import comments_for
 from app.services import submissions
 from app.services.errors import ServiceError
 from app.templating import templates
+from app.routing import SessionRoute
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 @router.get("/exercises/{exercise_id}/reference", response_class=HTMLResponse)

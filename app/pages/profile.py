@@ -11,8 +11,9 @@ from app.achievements import ACHIEVEMENTS
 from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, not_found, render
 from app.services import progress, submissions
+from app.routing import SessionRoute
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 @router.get("/me", response_class=HTMLResponse, name="profile")

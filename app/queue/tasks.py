@@ -16,16 +16,19 @@ from typing import Any
 
 from huey import Huey
 from huey.api import TaskWrapper
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db import transaction
+from app.db import DatabaseBusy, transaction
 from app.models import Submission
+from app.queue.event_writer import EventWriter
 from app.services import judging
-from app.services.events import add_event, judge_event_to_stage
+from app.services.events import judge_event_to_stage
 from app.settings import Settings
 
 log = logging.getLogger("kdojo.worker")
 TASK_NAME = "judge_submission"
+FINISH_TRIES = 3  # each waits up to the write lock's timeout (app.db)
 
 
 class JudgeRuntime:
@@ -42,6 +45,9 @@ class JudgeRuntime:
         self._judges: list[Any] = []
         self._lock = threading.Lock()
         self._warming: threading.Thread | None = None
+        # progress events go through here, so storing one never holds up the judge (#25)
+        self.events = EventWriter(factory)
+        self.events.start()
 
     def _new_judge(self) -> Any:
         from kernels.judge import Judge  # the web may import kernels, never the reverse
@@ -73,6 +79,7 @@ class JudgeRuntime:
             return self._new_judge()
 
     def close(self) -> None:
+        self.events.stop()
         if self._warming is not None:
             self._warming.join(timeout=120)  # a judge still starting would leak its spare
         with self._lock:
@@ -94,24 +101,35 @@ class JudgeRuntime:
             source, exercise_id, mode = submission.source, submission.exercise_id, submission.mode
         beat = _Heartbeat(self.factory, submission_id, attempt, self.settings.heartbeat_s)
         beat.start()
+        self.events.begin(submission_id)
         try:
             result = self._run_judge(submission_id, source, exercise_id, mode)
         finally:
             beat.stop()
-        with transaction(self.factory) as session:
-            if not judging.finish(session, submission_id, attempt, result, self.catalog):
-                log.warning("submission %s attempt %s lost its row; result dropped", submission_id, attempt)
+            self.events.end(submission_id)  # its progress is stored (or dropped) before `done`
+        self._store_verdict(submission_id, attempt, result)
+
+    def _store_verdict(self, submission_id: int, attempt: int, result: dict[str, Any]) -> None:
+        """Store the verdict, retrying while the database is busy: the kernel was judged,
+        and judging it again (the reaper's way) would cost its learner the wait."""
+        for left in range(FINISH_TRIES - 1, -1, -1):
+            try:
+                with transaction(self.factory) as session:
+                    if not judging.finish(session, submission_id, attempt, result, self.catalog):
+                        log.warning("submission %s attempt %s lost its row; result dropped",
+                                    submission_id, attempt)
+                return
+            except (DatabaseBusy, OperationalError):
+                if left == 0:
+                    raise  # the row stays `running`; the reaper has it judged again
+                log.warning("storing the verdict of submission %s failed (database busy); retrying",
+                            submission_id)
 
     def _run_judge(self, submission_id: int, source: str, exercise_id: str, mode: str) -> dict[str, Any]:
         def on_event(event: dict[str, Any]) -> None:
             mapped = judge_event_to_stage(event)
-            if mapped is None:
-                return
-            try:
-                with transaction(self.factory) as session:
-                    add_event(session, submission_id, mapped[0], mapped[1])
-            except Exception:  # noqa: BLE001 - a lost progress event must not fail the job
-                log.exception("storing a stage event of submission %s failed", submission_id)
+            if mapped is not None:
+                self.events.put(submission_id, mapped[0], mapped[1])
 
         try:
             judge = self._borrow()
