@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -84,13 +85,21 @@ def make_engine(url: str) -> Engine:
                                                   "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
                                pool_size=SQLITE_POOL_SIZE, max_overflow=SQLITE_OVERFLOW,
                                pool_timeout=POOL_TIMEOUT_S)
-        lock = WriteLock()
+        lock = _WRITE_LOCKS[engine] = WriteLock()
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", functools.partial(_sqlite_begin, lock))
         event.listen(engine.pool, "checkin", functools.partial(_release_write_lock, lock))
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW,
                          pool_timeout=POOL_TIMEOUT_S)
+
+
+_WRITE_LOCKS: weakref.WeakKeyDictionary[Engine, WriteLock] = weakref.WeakKeyDictionary()
+
+
+def write_lock(engine: Engine) -> WriteLock | None:
+    """The SQLite engine's write lock (None for PostgreSQL)."""
+    return _WRITE_LOCKS.get(engine)
 
 
 def write_engine(engine: Engine) -> Engine:

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Request
 
 from app.admin.auth import ContentAdmin
 from app.deps import SessionDep
-from app.services import admin_audit, admin_content
 from app.routing import SessionRoute
+from app.services import admin_audit, admin_content
 
 router = APIRouter(route_class=SessionRoute, prefix="/api/admin", tags=["admin"])
 

@@ -11,9 +11,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from app.deps import CatalogDep, CurrentUser, IdPath, SessionDep
 from app.models import TOKEN_SCOPES, User
 from app.pages.context import base_context, render
+from app.routing import SessionRoute
 from app.services import admin_audit, admin_tokens, admin_users
 from app.services.errors import ServiceError
-from app.routing import SessionRoute
 
 router = APIRouter(route_class=SessionRoute, include_in_schema=False)
 

@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from app.admin.auth import ContentAdmin, UsersAdmin
 from app.api.comments import forget_anonymous_page
 from app.deps import IdPath, PageQuery, SessionDep
-from app.services import admin_audit, admin_tokens, admin_users
 from app.routing import SessionRoute
+from app.services import admin_audit, admin_tokens, admin_users
 
 router = APIRouter(route_class=SessionRoute, prefix="/api/admin", tags=["admin"])
 Page = PageQuery

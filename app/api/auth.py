@@ -22,12 +22,12 @@ from app.api.errors import ERRORS, service_error_response
 from app.db import transaction
 from app.deps import ANON_COOKIE, CatalogDep, SessionDep, SettingsDep, client_ip
 from app.models import User
+from app.routing import SessionRoute
 from app.security.sessions import SESSION_COOKIE, create_session, revoke_session
 from app.services import accounts, progress
 from app.services.errors import ServiceError
 from app.services.text import NAME_SCHEMA
 from app.settings import Settings
-from app.routing import SessionRoute
 
 router = APIRouter(route_class=SessionRoute, prefix="/auth", tags=["auth"])
 

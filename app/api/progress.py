@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field
 
 from app.achievements import ACHIEVEMENTS
 from app.deps import CatalogDep, CurrentUser, OwnerDep, RequireUser, SessionDep
-from app.services import progress
 from app.routing import SessionRoute
+from app.services import progress
 
 router = APIRouter(route_class=SessionRoute, prefix="/api", tags=["progress"])
 

@@ -17,10 +17,10 @@ from starlette.concurrency import run_in_threadpool
 
 from app.db import open_session, transaction
 from app.deps import ANON_COOKIE, MAX_DB_INT, CatalogDep, IdPath, OwnerDep, SettingsDep, client_gone, current_owner
+from app.routing import SessionRoute
 from app.services import submissions as service
 from app.settings import Settings
 from app.streams import StreamHub
-from app.routing import SessionRoute
 
 router = APIRouter(route_class=SessionRoute, prefix="/api/submissions", tags=["submissions"])
 log = logging.getLogger("kdojo.api")

@@ -7,8 +7,8 @@ from starlette.responses import HTMLResponse
 
 from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, render
-from app.services.catalog_view import visible
 from app.routing import SessionRoute
+from app.services.catalog_view import visible
 
 router = APIRouter(route_class=SessionRoute)
 

@@ -9,10 +9,10 @@ from app.content.markdown import highlight_code
 from app.deps import CatalogDep, CurrentUser, OwnerDep, SessionDep
 from app.i18n import request_lang
 from app.pages.lesson import comments_for
+from app.routing import SessionRoute
 from app.services import submissions
 from app.services.errors import ServiceError
 from app.templating import templates
-from app.routing import SessionRoute
 
 router = APIRouter(route_class=SessionRoute)
 

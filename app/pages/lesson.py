@@ -16,8 +16,8 @@ from app.i18n import track_title
 from app.pages import anon_cache
 from app.pages.context import base_context, not_found, render
 from app.pages.partials import render_partial
-from app.services.catalog_view import visible
 from app.routing import SessionRoute
+from app.services.catalog_view import visible
 
 router = APIRouter(route_class=SessionRoute)
 
