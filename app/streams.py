@@ -102,7 +102,7 @@ class StreamHub:
             except Exception:  # noqa: BLE001 - the streams wait for the next round
                 log.exception("reading stream events failed")
                 rows, positions = [], {}
-            self._dispatch(rows, positions)
+            self._dispatch(rows, positions, cursors)
             await asyncio.sleep(self.poll_s)
 
     def _fetch(self, cursors: dict[int, int], waiting: list[int]) -> tuple[list[Any], dict[int, int]]:
@@ -122,10 +122,12 @@ class StreamHub:
                     positions = {sid: service.queue_position(session, sid) for sid in waiting}
         return rows, positions
 
-    def _dispatch(self, rows: list[tuple[int, int, str, dict[str, Any]]], positions: dict[int, int]) -> None:
+    def _dispatch(self, rows: list[tuple[int, int, str, dict[str, Any]]], positions: dict[int, int],
+                  cursors: dict[int, int]) -> None:
         for submission_id, seq, event, data in rows:
             for sub in self._subs.get(submission_id, ()):
-                if seq > sub.after_seq:
+                # a stream that joined during the query, behind its cursor, waits for the next round
+                if cursors[submission_id] <= sub.after_seq < seq:
                     sub.after_seq = seq
                     sub.waiting = event == "queued"
                     if sub.waiting:  # its stored position may be stale already: read positions anew

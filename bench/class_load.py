@@ -53,7 +53,7 @@ EXERCISE = "elementwise.saxpy"  # the cheapest correct kernel on the emulator (~
 SOLUTION = REPO_ROOT / "lessons/01-elementwise/exercises/saxpy/solutions/correct/fma_intrinsic.cu"
 PG_SERVER = os.environ.get("KDOJO_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/kd_class_db")
 REDIS_URL = os.environ.get("KDOJO_BENCH_REDIS_URL", "redis://127.0.0.1:6379/1")
-VERDICT_WAIT_S = 900.0  # the whole class's verdicts, at most
+VERDICT_WAIT_S = 1500.0  # the whole class's verdicts, at most
 REQUEST_TIMEOUT_S = 120.0
 
 

@@ -211,3 +211,19 @@ def test_status_is_shared_between_callers_for_a_moment(client, app):
     time.sleep(1.1)
     assert client.get("/api/status").json()["queued"] == first["queued"] + 1
 
+
+
+def test_a_stream_that_joins_during_a_poll_misses_no_event():
+    """Rows read from cursor 3 must not advance a stream that joined at 0 past
+    events 1-3: it gets them from the next round's query."""
+    from app.streams import StreamHub, Subscription
+
+    hub = StreamHub(factory=None, poll_s=0.1)  # type: ignore[arg-type] - no query is made here
+    behind, current = Subscription(7, 0), Subscription(7, 3)
+    hub._subs = {7: {behind, current}}
+    hub._dispatch([(7, 4, "testing", {}), (7, 5, "done", {})], {}, cursors={7: 3})
+    assert [current.items.get_nowait()[1][0] for _ in range(2)] == [4, 5]
+    assert behind.items.empty() and behind.after_seq == 0
+    hub._dispatch([(7, seq, "testing", {}) for seq in range(1, 6)], {}, cursors={7: 0})
+    assert [behind.items.get_nowait()[1][0] for _ in range(5)] == [1, 2, 3, 4, 5]
+    assert current.items.empty()
