@@ -92,20 +92,21 @@ async def get_current_user(request: Request) -> User | None:
 def _read_user(request: Request, token: str) -> User | None:
     # its own short read transaction, ended in this thread
     with request.app.state.sessionmaker() as session:
-        user = user_for_token(session, token)
-        if user is not None:
-            session.expunge(user)
-        return user
+        return _detached_user(session, token)
+
+
+def _detached_user(session: Session, token: str | None) -> User | None:
+    user = user_for_token(session, token)
+    if user is not None:
+        session.expunge(user)
+    return user
 
 
 def load_user(request: Request, session: Session) -> User | None:
     """`get_current_user` for code already running in a thread with a session."""
     state = request.scope.setdefault("state", {})
     if "user" not in state:
-        user = user_for_token(session, request.cookies.get(SESSION_COOKIE))
-        if user is not None:
-            session.expunge(user)
-        state["user"] = user
+        state["user"] = _detached_user(session, request.cookies.get(SESSION_COOKIE))
     return state["user"]
 
 

@@ -55,6 +55,10 @@ PG_SERVER = os.environ.get("KDOJO_BENCH_POSTGRES_URL", "postgresql://postgres@12
 REDIS_URL = os.environ.get("KDOJO_BENCH_REDIS_URL", "redis://127.0.0.1:6379/1")
 VERDICT_WAIT_S = 1500.0  # the whole class's verdicts, at most
 REQUEST_TIMEOUT_S = 120.0
+# A connection per request: reusing a kept-alive one just as uvicorn closes it
+# (5 s idle; later when its event loop is starved) fails on the client's side
+# (ReadError), which a browser retries but httpx does not.
+CLIENT_LIMITS = httpx.Limits(max_keepalive_connections=0)
 
 
 @dataclass
@@ -184,7 +188,7 @@ async def sign_up(server: Server, count: int, at_once: int = 16) -> list[Learner
     gate = asyncio.Semaphore(at_once)
 
     async def one(i: int) -> Learner:
-        client = httpx.AsyncClient(base_url=server.base, timeout=REQUEST_TIMEOUT_S,
+        client = httpx.AsyncClient(base_url=server.base, timeout=REQUEST_TIMEOUT_S, limits=CLIENT_LIMITS,
                                    cookies={SESSION_COOKIE: tokens[i]})
         async with gate:
             response = await client.get("/api/me/progress")  # and the CSRF cookie
@@ -209,7 +213,7 @@ async def _timed(tally: Tally, kind: str, request: Any) -> httpx.Response | None
 
 async def poll(base: str, path: str, every_s: float, tally: Tally, stop_event: asyncio.Event) -> None:
     """GET `path` every `every_s` until told to stop (a fresh client: no learner's cookie)."""
-    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+    async with httpx.AsyncClient(base_url=base, timeout=30, limits=CLIENT_LIMITS) as client:
         while not stop_event.is_set():
             await _timed(tally, path, client.get(path))
             try:
