@@ -17,17 +17,20 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+from app.api.errors import (busy_handler, data_error_handler, document_errors, overflow_handler,
+                            service_error_handler)
 from app.content import load_catalog as load_lessons
-from app.db import make_engine, make_sessionmaker
+from app.db import DatabaseBusy, make_engine, make_sessionmaker
 from app.metrics import Metrics, MetricsMiddleware, QueueGauge, metrics_endpoint
-from app.api.errors import data_error_handler, document_errors, overflow_handler, service_error_handler
 from app.security.bodylimit import BodyLimitMiddleware
 from app.security.csrf import CSRFMiddleware
 from app.security.head import HeadAsGetMiddleware
 from app.security.headers import SecurityHeadersMiddleware, csp_nonce
 from app.services.errors import ServiceError
 from app.settings import REPO_ROOT, Settings, get_settings
+from app.streams import StreamHub
 from app.templating import templates
 
 log = logging.getLogger("kdojo")
@@ -82,6 +85,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         if watcher is not None:
             watcher.stop()
+        await app.state.streams.close()
         if worker is not None:
             worker.stop()
         gauge.stop()
@@ -97,6 +101,7 @@ def create_app(settings: Settings | None = None, catalog: Any = None, lenient: b
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.state.catalog = catalog if catalog is not None else load_catalog(settings, lenient)
     app.state.queue = Queue(settings)
+    app.state.streams = StreamHub(app.state.sessionmaker, settings.sse_poll_s)
     from app.api.system import resolve_backend
 
     # (backend name or None, why not): pages say "timings not available" off the GPU.
@@ -131,6 +136,8 @@ def create_app(settings: Settings | None = None, catalog: Any = None, lenient: b
     app.add_exception_handler(DataError, data_error_handler)
     app.add_exception_handler(OverflowError, overflow_handler)
     app.add_route("/metrics", metrics_endpoint, methods=["GET"], include_in_schema=False)
+    app.add_exception_handler(DatabaseBusy, busy_handler)
+    app.add_exception_handler(PoolTimeout, busy_handler)
     app.add_api_route("/api/docs", _swagger, include_in_schema=False, response_class=HTMLResponse)
     app.mount("/static", StaticFiles(directory=REPO_ROOT / "static", check_dir=False), name="static")
 

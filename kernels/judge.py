@@ -290,7 +290,8 @@ class Judge:
                 state.stage, state.current = "testing", (event["index"], event["name"])
                 deadline = self._case_deadline(state, exercise)
                 # public too: the page shows "testing i/n" as the case starts (#13)
-                emit({"stage": "test_start", "index": event["index"], "total": event["total"]})
+                deadline += _emit_untimed(emit, {"stage": "test_start", "index": event["index"],
+                                                 "total": event["total"]}, state)
             elif stage == "testing":
                 state.tests.append(event["test"])
                 state.current = None
@@ -312,7 +313,7 @@ class Judge:
                 job.wait(5)
                 return self._abnormal(exercise, state, job, timed_out=False)
             if not str(stage).startswith("_"):
-                emit(event)
+                deadline += _emit_untimed(emit, event, state)
 
     def _abnormal(self, exercise: Exercise, state: _State, job: JobProcess,
                   timed_out: bool) -> dict[str, Any]:
@@ -382,6 +383,20 @@ class Judge:
         return "time_limit_exceeded", Message(
             f"time limit exceeded: did not finish within {run_s:g} s (stopped after {elapsed:.1f} s)",
             "time_limit", seconds=run_s)
+
+
+def _emit_untimed(emit: Callable[[dict[str, Any]], None], event: dict[str, Any], state: _State) -> float:
+    """Call the caller's `emit`; returns the seconds it took, by which the stage's
+    clocks move on. A slow callback (a busy database storing progress, issue #25)
+    is not the kernel's time and must never turn into a time limit."""
+    began = time.monotonic()
+    emit(event)
+    spent = time.monotonic() - began
+    state.compile_started += spent
+    state.case_started += spent
+    if state.tests_started is not None:
+        state.tests_started += spent
+    return spent
 
 
 def _internal_sentence(error: str | None) -> str:

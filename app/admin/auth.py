@@ -19,8 +19,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from app.db import transaction
-from app.deps import SessionDep, get_current_user
+from app.deps import SessionDep, load_user
 from app.models import TOKEN_SCOPES, utcnow
+from app.routing import end_transaction
 from app.security.csrf import SAFE_METHODS
 from app.services import admin_tokens
 from app.services.admin_audit import Actor
@@ -64,7 +65,18 @@ def _mark_used(request: Request, session: Session, token_id: int, last_used_at: 
 
 
 def current_actor(request: Request, session: SessionDep) -> Actor:
-    """The caller of an admin endpoint, with the scopes it holds."""
+    """The caller of an admin endpoint, with the scopes it holds. Its transaction (a
+    token's last use included) ends here, in this dependency's thread (issue #25)."""
+    try:
+        actor = _actor(request, session)
+    except BaseException:
+        end_transaction(session, failed=True)
+        raise
+    session.commit()
+    return actor
+
+
+def _actor(request: Request, session: Session) -> Actor:
     token = _bearer_token(request)
     if token is not None:
         found = admin_tokens.authenticate(session, token)
@@ -73,7 +85,7 @@ def current_actor(request: Request, session: SessionDep) -> Actor:
         row, user = found
         _mark_used(request, session, row.id, row.last_used_at)
         return Actor(user_id=user.id, email=user.email, via=f"token:{row.id}", scopes=frozenset(row.scopes))
-    user = get_current_user(request, session)
+    user = load_user(request, session)
     if user is None:
         raise _unauthorized("Sign in as an admin, or send `Authorization: Bearer <token>`.")
     return Actor(user_id=user.id, email=user.email, via="session",

@@ -8,9 +8,10 @@ from fastapi import APIRouter, Request
 
 from app.admin.auth import ContentAdmin
 from app.deps import SessionDep
+from app.routing import SessionRoute
 from app.services import admin_audit, admin_content
 
-router = APIRouter(prefix="/api/admin", tags=["admin"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/admin", tags=["admin"])
 
 
 @router.get("/lessons")

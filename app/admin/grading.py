@@ -13,10 +13,11 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 from app.admin.auth import GradingRead, GradingWrite
 from app.deps import CatalogDep, DbInt, IdPath, PageQuery, SessionDep
+from app.routing import SessionRoute
 from app.services import admin_grades, admin_grading
 from app.services.admin_grading import SubmissionFilter
 
-router = APIRouter(prefix="/api/admin", tags=["admin"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/admin", tags=["admin"])
 log = logging.getLogger("kdojo.admin")
 
 

@@ -11,10 +11,11 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from app.deps import CatalogDep, CurrentUser, IdPath, SessionDep
 from app.models import TOKEN_SCOPES, User
 from app.pages.context import base_context, render
+from app.routing import SessionRoute
 from app.services import admin_audit, admin_tokens, admin_users
 from app.services.errors import ServiceError
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(route_class=SessionRoute, include_in_schema=False)
 
 
 def _admin(user: User | None) -> User:

@@ -10,9 +10,10 @@ from pydantic import BaseModel, Field
 from app.admin.auth import ContentAdmin, UsersAdmin
 from app.api.comments import forget_anonymous_page
 from app.deps import IdPath, PageQuery, SessionDep
+from app.routing import SessionRoute
 from app.services import account_recovery, admin_audit, admin_tokens, admin_users, invites
 
-router = APIRouter(prefix="/api/admin", tags=["admin"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/admin", tags=["admin"])
 Page = PageQuery
 PerPage = Annotated[int, Query(ge=1, le=200)]
 

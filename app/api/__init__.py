@@ -9,3 +9,4 @@ from app.api import auth, bugreports, comments, exercises, progress, submissions
 router = APIRouter()
 for module in (auth, submissions, exercises, progress, comments, bugreports, system):
     router.include_router(module.router)
+router.include_router(system.router_root)  # /healthz, /readyz

@@ -22,6 +22,7 @@ from app.api.errors import ERRORS, service_error_response
 from app.db import transaction
 from app.deps import ANON_COOKIE, CatalogDep, SessionDep, SettingsDep, client_ip
 from app.models import User
+from app.routing import SessionRoute
 from app.security import passwords, ratelimit
 from app.security.sessions import SESSION_COOKIE, create_session, revoke_session, user_for_token
 from app.services import accounts, invites, progress_merge
@@ -31,7 +32,7 @@ from app.services.errors import Forbidden, ServiceError, Unauthorized
 from app.services.text import NAME_SCHEMA
 from app.settings import Settings
 
-router = APIRouter(prefix="/auth", tags=["auth"])
+router = APIRouter(route_class=SessionRoute, prefix="/auth", tags=["auth"])
 
 
 class SignupIn(BaseModel):
@@ -236,12 +237,16 @@ def _signin(request: Request, settings: Settings, catalog: Any, fields: dict[str
         return _signed_in(request, session, settings, user, as_json, safe_next(fields.get("next")))
 
 
+def _revoke(factory: Any, token: str | None) -> None:
+    with transaction(factory) as session:  # begun and committed in this one thread (issue #25)
+        revoke_session(session, token)
+
+
 @router.post("/signout", **_openapi(SignoutIn, SignedOut, 400, 403, 413, 422))
-async def signout(request: Request, session: SessionDep) -> Response:
+async def signout(request: Request) -> Response:
     """End this browser's session."""
     fields, as_json = await _payload(request, SignoutIn)
-    revoke_session(session, request.cookies.get(SESSION_COOKIE))
-    session.commit()
+    await run_in_threadpool(_revoke, request.app.state.sessionmaker, request.cookies.get(SESSION_COOKIE))
     response: Response = (
         JSONResponse({"signed_out": True}) if as_json
         else RedirectResponse(safe_next(fields.get("next")), status_code=303)

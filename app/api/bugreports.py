@@ -6,12 +6,13 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.deps import CatalogDep, DbId, OwnerDep, SessionDep
+from app.routing import SessionRoute
 from app.services import awards, catalog_view
 from app.services import bugreports as service
 from app.services.submissions import latest_submission_id
 from app.services.text import SAYS_SOMETHING_SCHEMA, TEXT_SCHEMA
 
-router = APIRouter(prefix="/api/bug-reports", tags=["bug reports"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/bug-reports", tags=["bug reports"])
 
 
 class BugReportIn(BaseModel):

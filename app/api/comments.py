@@ -8,11 +8,12 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from app.deps import CatalogDep, DbId, RequireUser, SessionDep, SettingsDep
+from app.routing import SessionRoute
 from app.services import awards, catalog_view
 from app.services import comments as service
 from app.services.text import SAYS_SOMETHING_SCHEMA
 
-router = APIRouter(prefix="/api", tags=["comments"])
+router = APIRouter(route_class=SessionRoute, prefix="/api", tags=["comments"])
 
 
 class CommentIn(BaseModel):

@@ -55,6 +55,7 @@ ERRORS: dict[int, dict[str, Any]] = {
     413: _error("The request body is larger than KDOJO_MAX_REQUEST_BYTES"),
     422: {"model": ValidationErrorOut, "description": "Validation error"},
     429: _error("A rate limit or the pending-submissions cap"),
+    503: _error("The database stayed busy (overload); retry after `Retry-After` seconds"),
 }
 
 
@@ -91,8 +92,16 @@ async def overflow_handler(_request: Request, exc: Exception) -> JSONResponse:
                                      "msg": "A number is too large."}]}, status_code=422)
 
 
-READ_ERRORS = (401, 403, 404, 422)
-WRITE_ERRORS = (400, 401, 403, 404, 409, 413, 422, 429)
+async def busy_handler(_request: Request, exc: Exception) -> JSONResponse:
+    """A write waited too long for the database's write lock, or a request for a
+    pooled connection (issue #25): the server is overloaded, not broken."""
+    return JSONResponse({"detail": "The server is busy; try again in a few seconds."}, status_code=503,
+                        headers={"Retry-After": str(BUSY_RETRY_AFTER_S)})
+
+
+BUSY_RETRY_AFTER_S = 5
+READ_ERRORS = (401, 403, 404, 422, 503)
+WRITE_ERRORS = (400, 401, 403, 404, 409, 413, 422, 429, 503)
 
 
 def document_errors(app: Any) -> None:

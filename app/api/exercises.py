@@ -5,11 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.deps import CatalogDep, OwnerDep, SessionDep
+from app.routing import SessionRoute
 from app.services import catalog_view
 from app.services import submissions as service
 from app.services.errors import NotFound
 
-router = APIRouter(prefix="/api/exercises", tags=["exercises"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/exercises", tags=["exercises"])
 
 
 def _known(catalog: object, exercise_id: str, user: object = None) -> None:

@@ -9,9 +9,10 @@ from pydantic import BaseModel, Field
 
 from app.achievements import ACHIEVEMENTS
 from app.deps import CatalogDep, CurrentUser, OwnerDep, RequireUser, SessionDep
+from app.routing import SessionRoute
 from app.services import progress, progress_merge
 
-router = APIRouter(prefix="/api", tags=["progress"])
+router = APIRouter(route_class=SessionRoute, prefix="/api", tags=["progress"])
 
 
 ItemId = Annotated[str, Field(max_length=128)]

@@ -11,19 +11,22 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from app.db import open_session
-from app.deps import ANON_COOKIE, MAX_DB_INT, CatalogDep, IdPath, OwnerDep, SessionDep, SettingsDep, current_owner
+from app.db import open_session, transaction
+from app.deps import ANON_COOKIE, MAX_DB_INT, CatalogDep, IdPath, OwnerDep, SettingsDep, client_gone, current_owner
+from app.routing import SessionRoute
 from app.services import submissions as service
-from app.services.events import events_after
+from app.settings import Settings
+from app.streams import StreamHub
 
-router = APIRouter(prefix="/api/submissions", tags=["submissions"])
+router = APIRouter(route_class=SessionRoute, prefix="/api/submissions", tags=["submissions"])
 log = logging.getLogger("kdojo.api")
 SSE_KEEPALIVE_S = 15.0
 SSE_MAX_S = 15 * 60.0
+CLIENT_GONE = 499  # nginx's "client closed request": nobody reads it
 
 
 class PreviousProfileOut(BaseModel):
@@ -77,11 +80,23 @@ IdempotencyKey = Annotated[str | None, Header(
 
 @router.post("", status_code=202, response_model=CreatedOut, responses={
     200: {"model": CreatedOut, "description": "a retry with an Idempotency-Key already used for this "
-                                              "body: the submission it created (nothing new)"}})
-def create_submission(
-    body: SubmissionIn, request: Request, session: SessionDep, owner: OwnerDep,
-    settings: SettingsDep, catalog: CatalogDep, idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+                                              "body: the submission it created (nothing new)"},
+    499: {"description": "The client left before its turn came (nothing stored)"}})
+async def create_submission(
+    body: SubmissionIn, request: Request, owner: OwnerDep, settings: SettingsDep, catalog: CatalogDep,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    # One thread hop; its write transaction begins and commits in that thread (#25).
+    return await run_in_threadpool(_create_in_thread, body, request, owner, settings, catalog, idempotency_key)
+
+
+def _create_in_thread(body: SubmissionIn, request: Request, owner: service.Owner, settings: Settings,
+                      catalog: Any, idempotency_key: str | None) -> Response:
+    if client_gone(request):
+        # It waited for a thread while its client gave up: nobody is there to follow
+        # the verdict, and judging it would only delay everyone else (issue #25).
+        log.info("submission request dropped: the client left while it waited")
+        return Response(status_code=CLIENT_GONE)
     new_anon = None
     if owner.user is None and not owner.anon_id:
         # An anonymous browser gets an id so it alone can read its submissions.
@@ -90,10 +105,10 @@ def create_submission(
     limits = service.Limits(settings.max_pending_submissions, settings.submissions_per_hour,
                             settings.anonymous_submissions_per_hour, settings.max_source_bytes,
                             settings.anonymous_submissions_per_address_per_hour)
-    submission, created = service.create(session, owner, catalog, body.exercise_id, body.source, body.mode,
-                                         limits, settings.queue_name, idempotency_key)
-    position = service.queue_position(session, submission.id)
-    session.commit()
+    with transaction(request.app.state.sessionmaker) as session:
+        submission, created = service.create(session, owner, catalog, body.exercise_id, body.source, body.mode,
+                                             limits, settings.queue_name, idempotency_key)
+        position = service.queue_position(session, submission.id)
     if created:
         try:
             request.app.state.queue.enqueue(submission.id)
@@ -128,9 +143,7 @@ def _submission_view(request: Request, submission_id: int) -> dict:
 
 
 @router.get("/{submission_id}/events")
-async def submission_events(
-    submission_id: IdPath, request: Request, owner: OwnerDep, settings: SettingsDep
-) -> StreamingResponse:
+async def submission_events(submission_id: IdPath, request: Request, owner: OwnerDep) -> StreamingResponse:
     factory = request.app.state.sessionmaker
 
     def check() -> None:
@@ -140,7 +153,7 @@ async def submission_events(
     await run_in_threadpool(check)
     last_id = _last_event_id(request)
     return StreamingResponse(
-        _stream(request, factory, submission_id, last_id, settings.sse_poll_s),
+        _stream(request, request.app.state.streams, submission_id, last_id),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -154,35 +167,39 @@ def _last_event_id(request: Request) -> int:
         return 0
 
 
-async def _stream(request: Request, factory, submission_id: int, last_id: int, poll_s: float) -> AsyncIterator[str]:  # noqa: ANN001
+async def _stream(request: Request, hub: StreamHub, submission_id: int, last_id: int) -> AsyncIterator[str]:
     """Events after `last_id`, as they are stored, until `done`.
 
-    While the submission waits, a changed queue position is sent as a `queued`
-    event without an id (it is not stored, so resuming never replays it)."""
+    The stream holds no connection and no thread: the process's StreamHub reads
+    new events for all open streams and hands them over (issue #25). While the
+    submission waits, a changed queue position is sent as a `queued` event
+    without an id (it is not stored, so resuming never replays it)."""
     yield "retry: 1000\n\n"
-    started = last_sent = time.monotonic()
-    position: int | None = None
-
-    def fetch(after: int) -> tuple[list[tuple[int, str, dict]], int]:
-        with factory() as session:
-            rows = [(e.seq, e.event, e.data) for e in events_after(session, submission_id, after)]
-            return rows, service.queue_position(session, submission_id)
-
-    while time.monotonic() - started < SSE_MAX_S:
-        rows, now_position = await run_in_threadpool(fetch, last_id)
-        for seq, event, data in rows:
+    sub = hub.subscribe(submission_id, last_id)
+    try:
+        started = last_sent = time.monotonic()
+        position: int | None = None
+        while time.monotonic() - started < SSE_MAX_S:
+            try:
+                kind, item = await asyncio.wait_for(
+                    sub.items.get(), timeout=max(0.0, SSE_KEEPALIVE_S - (time.monotonic() - last_sent)))
+            except TimeoutError:
+                if await request.is_disconnected():
+                    return
+                yield ": keep-alive\n\n"
+                last_sent = time.monotonic()
+                continue
+            if kind == "position":
+                if position is not None and item != position:
+                    position, last_sent = item, time.monotonic()
+                    yield f"event: queued\ndata: {json.dumps({'position': item})}\n\n"
+                continue
+            seq, event, data = item
             yield f"id: {seq}\nevent: {event}\ndata: {json.dumps(data)}\n\n"
-            last_id, last_sent = seq, time.monotonic()
+            last_sent = time.monotonic()
             if event == "done":
                 return
             if event == "queued":
                 position = data.get("position")
-        if now_position and position is not None and now_position != position:
-            position, last_sent = now_position, time.monotonic()
-            yield f"event: queued\ndata: {json.dumps({'position': now_position})}\n\n"
-        if await request.is_disconnected():
-            return
-        if time.monotonic() - last_sent > SSE_KEEPALIVE_S:
-            yield ": keep-alive\n\n"
-            last_sent = time.monotonic()
-        await asyncio.sleep(poll_s)
+    finally:
+        hub.unsubscribe(sub)

@@ -9,8 +9,9 @@ from app.deps import CatalogDep, CurrentUser, SessionDep, SettingsDep
 from app.i18n import translate
 from app.services.account_recovery import live_reset
 from app.pages.context import base_context, render
+from app.routing import SessionRoute
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 def safe_next(value: str | None) -> str:

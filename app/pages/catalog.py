@@ -7,9 +7,10 @@ from starlette.responses import HTMLResponse
 
 from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, render
+from app.routing import SessionRoute
 from app.services.catalog_view import visible
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 def lesson_state(lesson, done_exercises: set[str], done_lessons: set[str]) -> str:

@@ -53,11 +53,11 @@ def error_page(request: Request, status: int, message_key: str | None = None) ->
 
 def _context(request: Request, base_context: Any) -> dict[str, Any]:
     from app.db import open_session
-    from app.deps import get_current_user
+    from app.deps import load_user
 
     session = open_session(request.app.state.sessionmaker, write=False)
     try:
-        user = get_current_user(request, session)
+        user = load_user(request, session)
         return base_context(request, session, user, request.app.state.catalog)
     finally:
         session.close()

@@ -9,11 +9,12 @@ from app.content.markdown import highlight_code
 from app.deps import CatalogDep, CurrentUser, OwnerDep, SessionDep
 from app.i18n import request_lang
 from app.pages.lesson import comments_for
+from app.routing import SessionRoute
 from app.services import submissions
 from app.services.errors import ServiceError
 from app.templating import templates
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 @router.get("/exercises/{exercise_id}/reference", response_class=HTMLResponse)

@@ -11,14 +11,15 @@ from starlette.responses import HTMLResponse
 
 from app.content import Lesson, render_inline, render_markdown
 from app.db import open_session
-from app.deps import get_current_user
+from app.deps import load_user
 from app.i18n import track_title
 from app.pages import anon_cache
 from app.pages.context import base_context, not_found, render
 from app.pages.partials import render_partial
+from app.routing import SessionRoute
 from app.services.catalog_view import visible
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 PROFILING_TTL_S = 60.0  # looking for ncu searches PATH (~0.2 ms): once a minute, not per page
@@ -113,7 +114,7 @@ async def lesson_page(lesson_id: str, request: Request) -> HTMLResponse:
 
 def _lesson_page_in_thread(lesson_id: str, request: Request) -> HTMLResponse:
     with open_session(request.app.state.sessionmaker) as session:
-        user = get_current_user(request, session)
+        user = load_user(request, session)
         return render_lesson_page(lesson_id, request, session, user, request.app.state.catalog)
 
 

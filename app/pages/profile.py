@@ -10,9 +10,10 @@ from starlette.responses import HTMLResponse
 from app.achievements import ACHIEVEMENTS
 from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, not_found, render
+from app.routing import SessionRoute
 from app.services import progress, submissions
 
-router = APIRouter()
+router = APIRouter(route_class=SessionRoute)
 
 
 @router.get("/me", response_class=HTMLResponse, name="profile")

@@ -27,11 +27,13 @@ from typing import Any
 
 from huey import Huey
 from huey.api import TaskWrapper
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db import transaction
+from app.db import DatabaseBusy, transaction
 from app.metrics import Metrics
 from app.models import Submission, utcnow
+from app.queue.event_writer import EventWriter
 from app.services import judging
 from app.services.events import add_event, judge_event_to_stage
 from app.settings import Settings
@@ -41,6 +43,7 @@ TASK_NAME = "judge_submission"
 PROFILE_TASK_NAME = "profile_submission"
 PROFILE_TRIES = 150  # a profile put off by waiting or arriving submissions: 5 minutes of tries
 PROFILE_RETRY_S = 2.0
+FINISH_TRIES = 3  # each waits up to the write lock's timeout (app.db)
 
 
 class JudgeRuntime:
@@ -65,6 +68,9 @@ class JudgeRuntime:
         self._lock = threading.Lock()
         self._warming: threading.Thread | None = None
         self.judging = 0  # judging tasks in flight here: a profile waits for none
+        # progress events go through here, so storing one never holds up the judge (#25)
+        self.events = EventWriter(factory)
+        self.events.start()
 
     def _new_judge(self) -> Any:
         from kernels.judge import Judge  # the web may import kernels, never the reverse
@@ -103,6 +109,7 @@ class JudgeRuntime:
         return any(stopped)
 
     def close(self) -> None:
+        self.events.stop()
         if self._warming is not None:
             self._warming.join(timeout=120)  # a judge still starting would leak its spare
         with self._lock:
@@ -140,20 +147,39 @@ class JudgeRuntime:
         beat = _Heartbeat(self.factory, submission_id, attempt, self.settings.heartbeat_s)
         beat.start()
         started = time.monotonic()
+        self.events.begin(submission_id)
         try:
             result, wants_profile = self._run_judge(submission_id, source, exercise_id, mode)
         finally:
             beat.stop()
+            self.events.end(submission_id)  # its progress is stored (or dropped) before `done`
         judge_s = time.monotonic() - started
-        with transaction(self.factory) as session:
-            if not judging.finish(session, submission_id, attempt, result, self.catalog):
-                log.warning("submission %s attempt %s lost its row; result dropped", submission_id, attempt)
-                return submission_id
+        if not self._store_verdict(submission_id, attempt, result):
+            return submission_id
         turnaround_s = (utcnow() - created_at).total_seconds() if created_at else None
         self.metrics.judged(str(result.get("verdict")), judge_s, turnaround_s)
         if wants_profile and profile_later is not None:
             profile_later(submission_id, attempt)
         return submission_id
+
+    def _store_verdict(self, submission_id: int, attempt: int, result: dict[str, Any]) -> bool:
+        """Store the verdict, retrying while the database is busy: the kernel was judged,
+        and judging it again (the reaper's way) would cost its learner the wait. False
+        when the attempt lost its row (the reaper gave it to another attempt)."""
+        for left in range(FINISH_TRIES - 1, -1, -1):
+            try:
+                with transaction(self.factory) as session:
+                    if not judging.finish(session, submission_id, attempt, result, self.catalog):
+                        log.warning("submission %s attempt %s lost its row; result dropped",
+                                    submission_id, attempt)
+                        return False
+                return True
+            except (DatabaseBusy, OperationalError):
+                if left == 0:
+                    raise  # the row stays `running`; the reaper has it judged again
+                log.warning("storing the verdict of submission %s failed (database busy); retrying",
+                            submission_id)
+        return False
 
     def profile_submission(self, submission_id: int, attempt: int) -> str:
         """Make and store a deferred profile: "stored", "gone" (the row moved on or the
@@ -179,13 +205,8 @@ class JudgeRuntime:
                    mode: str) -> tuple[dict[str, Any], bool]:
         def on_event(event: dict[str, Any]) -> None:
             mapped = judge_event_to_stage(event)
-            if mapped is None:
-                return
-            try:
-                with transaction(self.factory) as session:
-                    add_event(session, submission_id, mapped[0], mapped[1])
-            except Exception:  # noqa: BLE001 - a lost progress event must not fail the job
-                log.exception("storing a stage event of submission %s failed", submission_id)
+            if mapped is not None:
+                self.events.put(submission_id, mapped[0], mapped[1])
 
         try:
             # a profile in flight stops; its judge comes back to the idle ones at once

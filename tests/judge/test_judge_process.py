@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 
 import pytest
 
@@ -143,3 +144,23 @@ extern "C" __global__ void block_sum(const float* in, float* out, int N) {
     assert doc["tests"][0]["status"] == "fail"
     assert any(t["status"] == "error" for t in doc["tests"]), "the crash is still reported on its own test"
     assert result.validate(doc) == []
+
+
+def test_a_slow_event_callback_is_not_counted_as_the_kernels_time(scratch_exercise):
+    """The caller's `on_event` blocking past the case's time limit (a busy database
+    storing progress, issue #25) leaves a correct kernel accepted."""
+    from kernels.judge import SLACK_S, Judge
+
+    lessons = scratch_exercise.parents[2]
+    with Judge(lessons, backend="emu", keep_spare=False) as judge:
+        stall_s = judge.exercise("reduction.block_sum").limits.run_s + SLACK_S + 2
+        stalled: list[float] = []
+
+        def on_event(event: dict) -> None:
+            if event.get("stage") == "test_start" and not stalled:
+                stalled.append(stall_s)
+                time.sleep(stall_s)
+
+        doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False,
+                        on_event=on_event)
+    assert stalled and doc["verdict"] == "accepted", doc["message"]
