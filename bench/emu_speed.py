@@ -70,7 +70,7 @@ def _tree_cpu_s(pid: int) -> float:
 
 def bench_tests(exercise, program, constants: dict, repeats: int) -> tuple[float, float, float]:
     from kernels.emu.backend import EmuBackend
-    from kernels.pipeline import run_case
+    from kernels.cases import run_case
 
     backend = EmuBackend()
     inner: list[float] = []

@@ -11,35 +11,18 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable
-
-import numpy as np
 
 from kernels import result as result_doc
 from kernels.result import Message
-from kernels.backend import Backend, BuildError, RunDiagnostic, RuntimeFault, unique_diagnostics
-from kernels.buffers import make_guarded
-from kernels.check import TestResult, check_case, reference_is_trivial
+from kernels.backend import Backend, BuildError, RuntimeFault, unique_diagnostics
+from kernels.cases import run_tests
 from kernels.compile import CompileResult, compile_submission
-from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
-from kernels.spec import Case, Exercise
+from kernels.spec import Exercise
 
 Emit = Callable[[dict[str, Any]], None]
 EMU_TIMINGS_NOTE = ("timings are not representative: the emulator runs on the CPU "
                     "and only checks correctness")
-
-
-class ReferenceProblem(Exception):
-    """The exercise's own reference is unusable for a case (our fault, not the learner's)."""
-
-
-@dataclass
-class TestsOutcome:
-    tests: list[TestResult] = field(default_factory=list)
-    verdict: str = "accepted"
-    message: str = ""
-    diagnostics: list[RunDiagnostic] = field(default_factory=list)
 
 
 def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bool, seed: int,
@@ -192,94 +175,8 @@ def _needs_gpu_message(compiled: CompileResult, feature: str) -> str:
     return Message(f"this kernel needs a GPU: {feature} is not emulated", "needs_gpu", line=line, feature=feature)
 
 
-def run_tests(exercise: Exercise, backend: Backend, program: Any, constants: dict[str, int],
-              seed: int, emit: Emit) -> TestsOutcome:
-    """Every test case in order. A fault stops the run when the process is poisoned."""
-    outcome = TestsOutcome()
-    total = len(exercise.tests)
-    for index, case in enumerate(exercise.tests):
-        emit({"stage": "_test_start", "index": index, "total": total, "name": case.label})
-        try:
-            test, fault, diags = run_case(exercise, backend, program, constants, case,
-                                          np.random.default_rng([seed, index]))
-        except ReferenceProblem as exc:
-            raise RuntimeError(f"{exercise.id} {case.label}: {exc}") from None
-        outcome.tests.append(test)
-        outcome.diagnostics += diags
-        emit({"stage": "testing", "index": index, "total": total, "test": test.to_dict()})
-        # the first failing test decides the verdict: it is the one to fix first, and
-        # a later case cannot turn it into something else (on the emulator a kernel
-        # that is wrong at n = 1000 may also be too slow at n = 2^20)
-        if fault is not None:
-            if outcome.verdict == "accepted":
-                outcome.verdict = fault.kind
-                outcome.message = Message(f"{case.label}: {test.message}", "case_failed", case=case.label)
-            if fault.poisoned:
-                break
-        elif test.status != "pass" and outcome.verdict == "accepted":
-            outcome.verdict = "wrong_answer"
-            outcome.message = Message(f"{case.label}: {test.message}", "case_failed", case=case.label)
-    failed = sum(t.status != "pass" for t in outcome.tests)
-    if outcome.verdict == "accepted":
-        outcome.message = Message(f"all {total} tests passed", "all_passed", total=total)
-    elif outcome.verdict == "wrong_answer":
-        first = outcome.message.params.get("case", "") if isinstance(outcome.message, Message) else ""
-        outcome.message = Message(f"{failed} of {total} tests failed; first: {outcome.message}",
-                                  "tests_failed", failed=failed, total=total, case=first)
-    return outcome
-
-
-def run_case(exercise: Exercise, backend: Backend, program: Any, constants: dict[str, int],
-             case: Case, rng: np.random.Generator) -> tuple[TestResult, RuntimeFault | None, list]:
-    """One case: fresh inputs, guarded buffers, run, then the reference, then check.
-
-    The expected outputs are computed only after the learner's kernel has run
-    (from the generated inputs, which its buffers are copies of): while it runs
-    they exist nowhere in this process, so a kernel scanning memory finds nothing
-    to copy (#11)."""
-    reference = load_reference(exercise)
-    cased = case_dict(case, constants)
-    env = env_for(case, constants)
-    inputs = reference.generate(cased, rng)
-    shapes = buffer_shapes(exercise, env)
-    buffers = {b.name: make_guarded(b.name, b.role, b.dtype, shapes[b.name], b.init,
-                                    inputs.get(b.name) if b.role in ("in", "inout") else None)
-               for b in exercise.buffers}
-    before = {b.name: buffers[b.name].payload.copy() for b in exercise.buffers if b.role == "in"}
-    launches = resolve_launches(exercise.launches, env)
-    try:
-        ran = backend.run(program, launches, buffers, exercise.limits.run_s)
-    except RuntimeFault as fault:
-        return TestResult(case.label, "error", _fault_message(fault)), fault, []
-    if ran.fault is not None:
-        return TestResult(case.label, "error", _fault_message(ran.fault), ran.output), ran.fault, \
-            ran.diagnostics
-    want, scales = _expected(exercise, reference, inputs, cased)
-    dtypes = {b.name: b.dtype for b in exercise.buffers}
-    outputs = {k: v for k, v in want.items() if exercise.buffer(k).role in ("out", "inout")}
-    test = check_case(case.label, ran.buffers, before, outputs, dtypes, exercise.rtol,
-                      exercise.atol, scales, ran.output)
-    return test, None, ran.diagnostics
-
-
-def _expected(exercise: Exercise, reference: Any, inputs: dict[str, Any],
-              cased: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The reference outputs and error scales; one that zeros would match is our bug."""
-    want = {k: np.asarray(v) for k, v in reference.reference(inputs, cased).items()}
-    scales = reference.error_scale(inputs, cased) if hasattr(reference, "error_scale") else {}
-    for name, expected in want.items():
-        if reference_is_trivial(expected, exercise.atol, scales.get(name, 1.0)):
-            raise ReferenceProblem(f"expected '{name}' is ~0: a kernel writing zeros would pass")
-    return want, scales
-
-
 def _bench_fault_message(fault: RuntimeFault) -> str:
     detail = f"{fault.name}: {fault.message}" if fault.name else fault.message
     return Message(f"the benchmark: {detail}", "fault", name=fault.name or "", detail=fault.message)
-
-
-def _fault_message(fault: RuntimeFault) -> str:
-    text = f"{fault.name}: {fault.message}" if fault.name else fault.message
-    return Message(text, "fault", name=fault.name or "", detail=fault.message)
 
 

@@ -235,7 +235,7 @@ def _child(job: dict[str, Any]) -> int:
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
     from kernels.cuda_backend import CudaBackend
-    from kernels.pipeline import run_case
+    from kernels.cases import run_case
 
     exercise = find_exercise(job["exercise"], job["lessons"])
     source = Path(job["source"]).read_text()

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from kernels.catalog import load_exercises
-from kernels.pipeline import ReferenceProblem, _expected
+from kernels.cases import ReferenceProblem, _expected
 from kernels.plan import case_dict, load_reference
 
 EXERCISES = load_exercises()
