@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.i18n_diagnostics import DIAG_EN, DIAG_KO
 from app.i18n_messages import MSG_EN, MSG_KO
 
 KO: dict[str, Any] = {
@@ -313,4 +314,6 @@ EN: dict[str, Any] = {
 
 KO.update(MSG_KO)
 EN.update(MSG_EN)
+KO.update(DIAG_KO)
+EN.update(DIAG_EN)
 STRINGS: dict[str, dict[str, Any]] = {"ko": KO, "en": EN}

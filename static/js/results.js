@@ -17,6 +17,7 @@
     const p = Object.assign({}, (holder && holder.message_params) || {});
     const fallback = (holder && holder.message) || "";
     if (!code) return fallback;
+    sharedParts(p);
     let key = "msg." + code;
     if (code === "tests_failed" || code === "case_failed") {
       const first = (tests || []).find((t) => t.name === p.case);
@@ -29,6 +30,8 @@
       if (p.access) p.access = S["profile.access." + p.access] || p.access;
       if (p.limiter) p.limiter = S["profile.limiter." + p.limiter] || p.limiter;
     }
+    else if (code === "race_order") p.mismatch = message({ message_code: "mismatch", message_params: p });
+    else if (code === "shuffle_source" && !p.mask) key += "_gone";
     else if (code === "wrote_outside") {
       const parts = [];
       if (p.before) parts.push(K.fmt(S["msg.wrote_before"], p));
@@ -36,6 +39,36 @@
       p.parts = parts.join(", ");
     }
     return S[key] ? K.fmt(S[key], p) : fallback;
+  }
+
+  // The parts the emulator's sentences share (#28, app/i18n_diagnostics.py): a region,
+  // an element or byte offset, a thread of a block, a line, an access, a race's scope.
+  function sharedParts(p) {
+    const lineText = (line) => (line ? K.fmt(S.line, { line }) : S["msg.unknown_line"]);
+    if (p.region) p.where_text = K.fmt(S["msg.region." + p.region] || p.region, p);
+    if (p.index != null && p.offset != null) {
+      p.at = p.index >= 0 ? K.fmt(S["msg.at_element"], p) : p.offset >= 0 ? K.fmt(S["msg.at_offset"], p) : "";
+    }
+    if (p.thread != null) p.who = K.fmt(S["msg.who"], p);
+    if (p.other_thread != null) p.other_who = K.fmt(S["msg.who"], { thread: p.other_thread, block: p.other_block });
+    if (p.line != null) p.at_line = lineText(p.line);
+    if (p.other_line != null) p.other_at_line = lineText(p.other_line);
+    if (p.access) { p.access_text = S["msg.access." + p.access] || p.access; p.access_verb = S["msg.verb." + p.access] || p.access; }
+    if (p.other_access) p.other_access_past = S["msg.verb_past." + p.other_access] || p.other_access;
+    if (p.scope) p.scope_text = S["msg.race_scope." + p.scope] || "";
+  }
+
+  // The verdict's message after its name; the compiler's own text (a `detail` it
+  // ends with) as code: it is the tool's, in the tool's language.
+  function verdictMessage(box, holder, tests) {
+    const text = message(holder, tests);
+    if (!text) return;
+    const detail = String((holder.message_params || {}).detail || "");
+    const code = holder.message_code;
+    const tool = (code === "compile_failed" || code === "rejected") && detail && text.endsWith(detail);
+    const span = el("span", { class: "verdict-message", text: " — " + (tool ? text.slice(0, -detail.length) : text) });
+    if (tool) span.append(el("code", { class: "tool-text", text: detail }));
+    box.append(span);
   }
 
   function verdictName(v) { return S["verdict." + v] || v; }
@@ -96,8 +129,7 @@
       v.className = "verdict verdict-" + data.verdict;
       const tests = Array.from(this.parts.tests.children).map((li) => li.test).filter(Boolean);
       v.replaceChildren(el("strong", { class: "verdict-name", text: verdictName(data.verdict) }));
-      const text = message(data, tests);
-      if (text) v.append(el("span", { class: "verdict-message", text: " — " + text }));
+      verdictMessage(v, data, tests);
       this.root.dataset.verdict = data.verdict;
     }
 
@@ -125,8 +157,7 @@
       const v = show(this.parts.verdict, true);
       v.className = "verdict verdict-" + verdict;
       v.replaceChildren(el("strong", { class: "verdict-name", text: verdictName(verdict) }));
-      const text = message(result, result.tests);
-      if (text) v.append(el("span", { class: "verdict-message", text: " — " + text }));
+      verdictMessage(v, result, result.tests);
       if (sub.xp_awarded) v.append(el("span", { class: "xp-awarded", text: " " + K.fmt(S.xp_awarded, { xp: sub.xp_awarded }) }));
       else if (extra && extra.localXp) v.append(el("span", { class: "xp-awarded xp-local", text: " " + K.fmt(S.xp_local, { xp: extra.localXp }) }));
       if (sub.mode === "run" && verdict === "accepted") v.append(el("p", { class: "run-note", text: S.run_not_counted }));
@@ -169,7 +200,7 @@
         for (const d of items) {
           list.append(el("li", { class: "diag " + (d.severity || "error") },
             el("span", { class: "diag-line", text: K.fmt(S.line, { line: d.line }) + (d.column ? ":" + d.column : "") }),
-            " ", el("span", { text: d.message })));
+            " ", el("code", { class: "tool-text", text: d.message })));
         }
         box.append(el("section", { class: "diag-group " + cls }, el("h4", { text: title }), list));
       }
@@ -193,10 +224,10 @@
         const d = same[0];
         const li = el("li", { class: "diag " + (d.kind || "") },
           el("span", { class: "diag-kind", "data-kind": d.kind || "", text: S["diag." + d.kind] || d.kind || "" }), d.line ? " " + K.fmt(S.line, { line: d.line }) + ": " : ": ",
-          el("span", { class: "diag-message", text: d.message || "" }));
+          el("span", { class: "diag-message", text: message(d) }));
         if (same.length > 1) {
           const rest = el("ul");
-          for (const other of same.slice(1)) rest.append(el("li", { text: other.message || "" }));
+          for (const other of same.slice(1)) rest.append(el("li", { text: message(other) }));
           li.append(el("details", { class: "diag-more" }, el("summary", { text: K.fmt(S.diag_more, { n: same.length - 1 }) }), rest));
         }
         list.append(li);
