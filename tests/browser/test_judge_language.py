@@ -29,8 +29,9 @@ KERNELS = {  # kind → (kernel, verdict, a diagnostic kind the panel must list,
                    "time_limit_exceeded", ""),
     "compile_error": (BROKEN, "compile_error", ""),
 }
-# What may stay ASCII in a Korean sentence: quoted names, CUDA identifiers, addresses
-_IDENTIFIERS = re.compile(r"'[^']*'|__\w+(?:\(\))?|\bextern\b|\b0x[0-9a-f]+\b")
+# What may stay ASCII in a Korean sentence: quoted names, CUDA identifiers, addresses,
+# acronyms (DRAM, FLOP) and the buttons' names (Run, Submit), as tests/pages/test_i18n.py
+_IDENTIFIERS = re.compile(r"'[^']*'|__\w+(?:\(\))?|\bextern\b|\b0x[0-9a-f]+\b|\b[A-Z0-9]+\b|\bRun\b|\bSubmit\b")
 PANEL_TEXT = """(root) => {
     const copy = root.cloneNode(true);
     copy.querySelectorAll("code, details").forEach((node) => node.remove());
