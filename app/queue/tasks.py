@@ -127,7 +127,8 @@ class JudgeRuntime:
         finally:
             beat.stop()
         with transaction(self.factory) as session:
-            if not judging.finish(session, submission_id, attempt, result, self.catalog):
+            if not judging.finish(session, submission_id, attempt, result, self.catalog,
+                                  profile_follows=wants_profile and profile_later is not None):
                 log.warning("submission %s attempt %s lost its row; result dropped", submission_id, attempt)
                 return
         if wants_profile and profile_later is not None:
@@ -149,9 +150,17 @@ class JudgeRuntime:
         finally:
             self._idle.put(judge)
         if found is None:
-            return "preempted" if self.judging else "gone"
+            if self.judging:
+                return "preempted"
+            self.profile_given_up(submission_id, attempt)
+            return "gone"
         with transaction(self.factory) as session:
             return "stored" if judging.store_profile(session, submission_id, attempt, found) else "gone"
+
+    def profile_given_up(self, submission_id: int, attempt: int) -> None:
+        """Tell an open page that the deferred profile will not come (`profiled`, no source)."""
+        with transaction(self.factory) as session:
+            judging.profile_missed(session, submission_id, attempt)
 
     def _run_judge(self, submission_id: int, source: str, exercise_id: str,
                    mode: str) -> tuple[dict[str, Any], bool]:
@@ -222,6 +231,8 @@ def register(huey: Huey) -> TaskWrapper:
         outcome = "preempted" if waiting else runtime.profile_submission(submission_id, attempt)
         if outcome == "preempted" and tries < PROFILE_TRIES:
             profile_submission.schedule((submission_id, attempt, tries + 1), delay=PROFILE_RETRY_S)
+        elif outcome == "preempted":
+            runtime.profile_given_up(submission_id, attempt)
 
     @huey.task(name=TASK_NAME)
     def judge_submission(submission_id: int) -> None:

@@ -120,20 +120,34 @@
         }
         // The verdict, before the benchmark has run (issue #13).
         source.addEventListener("tested", (e) => this.panel.tested(JSON.parse(e.data || "{}")));
-        source.addEventListener("done", async () => {
+        source.addEventListener("done", async (e) => {
           source.close();
           this.panel.stage("done", {});
-          await this.finish(id);
+          const data = JSON.parse(e.data || "{}");
+          await this.finish(id, data.profile_follows ? e.lastEventId : null);
           resolve();
         });
       });
     }
 
-    async finish(id) {
+    // A GPU profile made after `done` (#26): the events after `done` until `profiled`,
+    // then the stored document's profile (or, without a source, why none came).
+    followProfile(id, afterSeq) {
+      const source = new EventSource(`/api/submissions/${id}/events?last_event_id=${encodeURIComponent(afterSeq)}`);
+      source.addEventListener("profiled", async () => {
+        source.close();
+        try { this.panel.lateProfile(await K.api("GET", `/api/submissions/${id}`)); }
+        catch (e) { this.panel.lateProfile(null); }
+      });
+    }
+
+    async finish(id, profileAfterSeq) {
       const sub = await K.api("GET", `/api/submissions/${id}`);
       // A signed-out pass is kept in this browser: say so, with the XP it will bring.
       const localXp = sub.verdict === "accepted" && sub.mode === "submit" && !K.page.signedIn ? this.xp : 0;
-      this.panel.final(sub, this.view, { localXp });
+      const profileFollows = profileAfterSeq != null && !(sub.result && sub.result.profile);
+      this.panel.final(sub, this.view, { localXp, profileFollows });
+      if (profileFollows) this.followProfile(id, profileAfterSeq);
       if (sub.verdict === "accepted") {
         if (localXp) K.recordLocalPass(this.id, this.xp);
         await this.revealReference(id);

@@ -167,22 +167,30 @@
       for (const test of result.tests || []) this.testRow(test);
       this.compileErrors(result.compile, editorView);
       this.diagnostics(result.diagnostics || []);
-      this.profile(result.profile, sub.previous_profile, verdict);
+      this.profile(result.profile, sub.previous_profile, verdict, extra && extra.profileFollows);
       this.bench(result);
     }
 
     // "Why is my kernel slow?" (#16, static/js/performance.js): this attempt's profile
     // beside the previous profiled one the server found (`previous_profile`); for a
     // pass without one, why not (the staff's switches, on the exercise's section).
-    profile(prof, previous, verdict) {
+    profile(prof, previous, verdict, follows) {
       const perf = window.KDojoPerformance;
       if (!perf) return;
       if (prof && prof.kernels && prof.kernels.length) {
         perf.render(show(this.parts.profile, true), prof, previous || null, message);
+      } else if (verdict === "accepted" && follows) {
+        perf.none(show(this.parts.profile, true), "pending");  // a GPU profile after `done`: lateProfile
       } else if (verdict === "accepted") {
         const section = this.root.closest("[data-profiling]");
         perf.none(show(this.parts.profile, true), (section && section.dataset.profiling) || "on");
       }
+    }
+
+    // The `profiled` event's document (null: it could not be read): its profile, or why none came.
+    lateProfile(sub) {
+      const result = (sub && sub.result) || {};
+      this.profile(result.profile, sub && sub.previous_profile, "accepted", false);
     }
 
     compileErrors(compile, editorView) {
