@@ -76,7 +76,7 @@
         });
       }
       section.querySelectorAll("button[data-mode]").forEach((b) => b.addEventListener("click", () => this.send(b.dataset.mode)));
-      section.querySelector(".reset").addEventListener("click", () => this.setSource(this.starter));
+      section.querySelector(".reset").addEventListener("click", () => this.resetToStarter());
       setupHints(section);
       this.loadAttempts();
     }
@@ -85,6 +85,26 @@
     setSource(text) {
       if (this.view) window.KDojoEditor.setText(this.view, text); else this.section.querySelector("textarea.source").value = text;
       localStorage.removeItem(this.draftKey);
+    }
+
+    // "Reset to starter" (#28): asks first when there is a draft, then offers to undo
+    // it (the draft comes back, saved again).
+    resetToStarter() {
+      const draft = this.source();
+      if (draft === this.starter || !window.confirm(S.reset_confirm)) return;
+      this.setSource(this.starter);
+      const reset = this.section.querySelector(".reset");
+      let undo = this.section.querySelector(".reset-undo");
+      if (!undo) {
+        undo = K.el("button", { type: "button", class: "btn subtle reset-undo", text: S.reset_undo });
+        reset.after(undo);
+      }
+      undo.hidden = false;
+      undo.onclick = () => {
+        this.setSource(draft);
+        localStorage.setItem(this.draftKey, draft);
+        undo.hidden = true;
+      };
     }
 
     busy(yes) { this.section.querySelectorAll("button[data-mode]").forEach((b) => { b.disabled = yes; }); }
@@ -145,6 +165,7 @@
       const sub = await K.api("GET", `/api/submissions/${id}`);
       // A signed-out pass is kept in this browser: say so, with the XP it will bring.
       const localXp = sub.verdict === "accepted" && sub.mode === "submit" && !K.page.signedIn ? this.xp : 0;
+      rememberSubmission(id);
       const profileFollows = profileAfterSeq != null && !(sub.result && sub.result.profile);
       this.panel.final(sub, this.view, { localXp, profileFollows });
       if (profileFollows) this.followProfile(id, profileAfterSeq);
@@ -198,9 +219,21 @@
     return (title.firstChild && title.firstChild.textContent || title.textContent).replace(/#\s*$/, "").trim();
   }
 
+  // The report names the learner's last submission on this lesson, after a reload too (#28).
+  function reportKey() {
+    const form = document.querySelector(".report-form");
+    return form ? "kdojo.report.submission." + form.dataset.lessonId : null;
+  }
+
+  function rememberSubmission(id) {
+    const key = reportKey();
+    if (key) localStorage.setItem(key, String(id));
+  }
+
   function setupReport() {
     const form = document.querySelector(".report-form");
     if (!form) return;
+    if (!lastSubmissionId) lastSubmissionId = Number(localStorage.getItem(reportKey())) || null;
     trackReading();
     const preview = form.querySelector(".report-preview");
     const showPreview = () => {
