@@ -23,14 +23,17 @@ def profile_page(request: Request, session: SessionDep, user: CurrentUser, catal
     unlocked = set(context["summary"].achievement_ids)
     lang = context["lang"]
     recent = progress.recent_submissions(session, user.id)
+    no_gpu = context["judge_on"] == "emu"  # judged on the emulator: the GPU's achievements cannot be earned (#28)
     context.update(
         signed_out=False,
         achievements=[
             {"id": a.id, "unlocked": a.id in unlocked,
              "title": a.title_ko if lang == "ko" else a.title_en,
-             "description": a.description_ko if lang == "ko" else a.description_en}
+             "description": a.description_ko if lang == "ko" else a.description_en,
+             "gpu_only": a.gpu_only and no_gpu}
             for a in ACHIEVEMENTS
         ],
+        gpu_only_here=sum(a.gpu_only for a in ACHIEVEMENTS) if no_gpu else 0,
         submissions=recent,
         exercises=_exercise_links(catalog, lang, {s.exercise_id for s in recent}),
     )

@@ -27,3 +27,22 @@ def test_a_lessons_status_badge_is_shown_to_staff_only(client: TestClient, setti
     _sign_in_as_instructor(client, settings)
     html = client.get("/lessons/add-one").text
     assert 'class="badge status-published"' in html
+
+
+def test_an_emulator_server_says_which_achievements_need_a_gpu(client: TestClient) -> None:
+    from app.achievements import ACHIEVEMENTS
+    from tests.pages.conftest import sign_up
+
+    gpu_only = [a.id for a in ACHIEVEMENTS if a.gpu_only]
+    assert sorted(gpu_only) == ["beat_framework", "roofline_80"]
+    sign_up(client)
+    assert client.app.state.judge_backend[0] == "emu"
+    for lang, note, tag in (("ko", "업적 2개는 GPU에서 잰 시간이 있어야", "GPU 서버에서만"),
+                            ("en", "2 achievements need GPU timings", "GPU server only")):
+        html = client.get(f"/me?lang={lang}").text
+        assert note in html
+        for item in re.findall(r'<li class="achievement [a-z]+" data-achievement="([a-z_0-9]+)">(.*?)</li>', html, re.S):
+            assert (tag in item[1]) == (item[0] in gpu_only), item
+    client.app.state.judge_backend = ("cuda", "NVIDIA H200")  # a GPU server: nothing to say
+    html = client.get("/me?lang=en").text
+    assert "need GPU timings" not in html and "GPU server only" not in html
