@@ -71,6 +71,27 @@
     box.append(span);
   }
 
+  // An attempt's source and its diff against the attempt before it (#28), as
+  // templates/partials/_attempt_code.html renders them on /me.
+  function attemptCode(r) {
+    if (r.source == null) return "";
+    const box = el("details", { class: "attempt-code", "data-submission": String(r.id) },
+      el("summary", { text: S.attempt_code }), el("pre", { class: "attempt-source" }, el("code", { text: r.source })));
+    if (r.diff == null) return box;
+    box.append(el("p", { class: "attempt-diff-title", text: S.attempt_diff }));
+    if (!r.diff) {
+      box.append(el("p", { class: "attempt-same", text: S.attempt_same }));
+      return box;
+    }
+    const pre = el("pre", { class: "attempt-diff" });
+    for (const line of r.diff.split("\n")) {
+      const kind = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx";
+      pre.append(el("span", { class: "diff-" + kind, text: line }), "\n");
+    }
+    box.append(pre);
+    return box;
+  }
+
   function verdictName(v) { return S["verdict." + v] || v; }
 
   class Panel {
@@ -286,7 +307,8 @@
       const ordered = rows.slice().reverse();
       const list = el("ol", { class: "attempt-list" });
       ordered.forEach((r, i) => list.append(el("li", { class: "verdict-" + (r.verdict || r.status), "data-verdict": r.verdict || r.status },
-        K.fmt(S.attempt, { n: i + 1 }) + " · " + (S["mode." + r.mode] || r.mode) + " · " + (r.verdict ? verdictName(r.verdict) : (S[r.status] || r.status)) + (r.geomean_ms ? " · " + r.geomean_ms.toPrecision(3) + " ms" : ""))));
+        K.fmt(S.attempt, { n: i + 1 }) + " · " + (S["mode." + r.mode] || r.mode) + " · " + (r.verdict ? verdictName(r.verdict) : (S[r.status] || r.status)) + (r.geomean_ms ? " · " + r.geomean_ms.toPrecision(3) + " ms" : ""),
+        attemptCode(r))));
       const timed = ordered.map((r, i) => [i + 1, r.geomean_ms]).filter((p) => p[1]);
       if (timed.length >= 2 && window.uPlot) {
         const opts = { width: Math.min(chart.clientWidth || 480, 640), height: 180, scales: { x: { time: false } },

@@ -90,3 +90,20 @@ def test_at_390_px_bars_have_width_and_the_page_does_not_scroll_sideways(phone) 
     layout = phone.evaluate(LAYOUT)
     assert layout["bars"] and min(layout["bars"]) > 0, layout
     assert layout["scroll"] <= layout["inner"], layout
+
+
+def test_the_attempts_list_shows_each_attempts_code_and_its_diff(page) -> None:
+    open_lesson(page, "en")
+    for source in (CORRECT, CORRECT.replace("+ 1.0f", "+ 1.0f * 1.0f")):
+        type_kernel(page, source)
+        page.keyboard.press("Shift+Control+Enter")
+        assert wait_for_verdict(page) == "accepted"
+    items = page.locator(".exercise .attempts .attempt-list li")
+    items.nth(1).locator("details.attempt-code").wait_for(state="attached")
+    newest = items.nth(items.count() - 1)
+    newest.locator("details.attempt-code summary").click()
+    assert newest.locator(".attempt-source").inner_text().strip() == CORRECT.replace("+ 1.0f", "+ 1.0f * 1.0f").strip()
+    assert "Changes since the previous attempt" in newest.inner_text()
+    added = newest.locator(".attempt-diff .diff-add").all_inner_texts()
+    removed = newest.locator(".attempt-diff .diff-del").all_inner_texts()
+    assert any("* 1.0f" in line for line in added) and removed and not any("* 1.0f" in line for line in removed)

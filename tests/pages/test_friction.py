@@ -46,3 +46,30 @@ def test_an_emulator_server_says_which_achievements_need_a_gpu(client: TestClien
     client.app.state.judge_backend = ("cuda", "NVIDIA H200")  # a GPU server: nothing to say
     html = client.get("/me?lang=en").text
     assert "need GPU timings" not in html and "GPU server only" not in html
+
+
+def test_me_shows_each_submissions_code_and_what_changed(client: TestClient) -> None:
+    from sqlalchemy import select
+
+    from app.db import transaction
+    from app.models import Submission, User
+    from tests.pages.conftest import sign_up
+    from tests.web.conftest import store_verdict, v1_result
+
+    sign_up(client)
+    app = client.app
+    with app.state.sessionmaker() as session:
+        user_id = session.scalar(select(User.id).where(User.email == "learner@example.com"))
+    first = store_verdict(app, user_id, v1_result("wrong_answer"))
+    second = store_verdict(app, user_id, v1_result("accepted"))
+    with transaction(app.state.sessionmaker) as session:
+        session.get(Submission, first).source = "out[i] = in[i] + 2.0f; // <b>"
+        session.get(Submission, second).source = "out[i] = in[i] + 1.0f; // <b>"
+    html = client.get("/me?lang=ko").text
+    assert "<th>코드</th>" in html
+    boxes = dict(re.findall(r'<details class="attempt-code" data-submission="(\d+)">(.*?)</details>', html, re.S))
+    assert set(boxes) == {str(first), str(second)}
+    assert "+ 1.0f; // &lt;b&gt;" in boxes[str(second)] and "<b>" not in boxes[str(second)]  # escaped
+    assert '<span class="diff-del">-out[i] = in[i] + 2.0f; // &lt;b&gt;</span>' in boxes[str(second)]
+    assert '<span class="diff-add">+out[i] = in[i] + 1.0f; // &lt;b&gt;</span>' in boxes[str(second)]
+    assert "이전 제출과 달라진 점" in boxes[str(second)] and "이전 제출과 달라진 점" not in boxes[str(first)]
