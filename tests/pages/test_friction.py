@@ -73,3 +73,19 @@ def test_me_shows_each_submissions_code_and_what_changed(client: TestClient) -> 
     assert '<span class="diff-del">-out[i] = in[i] + 2.0f; // &lt;b&gt;</span>' in boxes[str(second)]
     assert '<span class="diff-add">+out[i] = in[i] + 1.0f; // &lt;b&gt;</span>' in boxes[str(second)]
     assert "이전 제출과 달라진 점" in boxes[str(second)] and "이전 제출과 달라진 점" not in boxes[str(first)]
+
+
+def test_korean_lessons_name_their_code_tabs_in_korean() -> None:
+    """A tab's label is the learner's to read (#28): in a Korean text, Korean words or
+    names of languages, libraries and types (CUDA, PyTorch, float4, …), no English."""
+    from pathlib import Path
+
+    names = {"CUDA", "PyTorch", "CuPy", "float", "float4", "WMMA", "FP32", "tanh", "erf", "Mojo", "Metal", "Triton"}
+    labels = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "lessons").glob("*/ko.md")):
+        for match in re.finditer(r'^```\S*[^\n]*?\btab=("[^"\n]*"|[^\n]*)$', path.read_text(), re.M):
+            labels.append((path.parent.name, match.group(1).strip('"')))
+    assert len(labels) > 20
+    english = [(lesson, label) for lesson, label in labels
+               if any(word not in names for word in re.findall(r"[A-Za-z][A-Za-z0-9]{3,}", label))]
+    assert english == []
