@@ -37,6 +37,7 @@ class Achievement:
     description_ko: str
     description_en: str
     unlocked: Callable[[LearnerStats], bool]
+    gpu_only: bool = False  # needs a GPU's timings: a server judging on the emulator says so (#28)
 
 
 ACHIEVEMENTS: tuple[Achievement, ...] = (
@@ -66,13 +67,13 @@ ACHIEVEMENTS: tuple[Achievement, ...] = (
                 lambda s: s.hard_accepted >= 1),
     Achievement("beat_framework", "프레임워크 추월", "Faster than the framework",
                 "GPU에서 프레임워크 기준선보다 빨랐다.", "Beat the framework baseline on a GPU.",
-                lambda s: s.beat_framework),
+                lambda s: s.beat_framework, gpu_only=True),
     # pct_of_peak exists only for exercises with a byte model (bandwidth-bound), and
     # only an accepted GPU result counts (app.services.awards._largest_pct)
     Achievement("roofline_80", "루프라인 근처", "Near the roofline",
                 "대역폭이 한계인 연습 문제를 GPU에서 피크 대역폭의 80% 이상으로 통과했다.",
                 "Pass a bandwidth-bound exercise at 80% or more of peak bandwidth on a GPU.",
-                lambda s: s.best_pct_of_peak >= 80.0),
+                lambda s: s.best_pct_of_peak >= 80.0, gpu_only=True),
     Achievement("helpful", "대화 시작", "Conversation starter",
                 "댓글에 답글을 받았다.", "Receive a reply to one of your comments.",
                 lambda s: s.replies_received >= 1),

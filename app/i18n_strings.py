@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.i18n_accounts import ACCOUNTS_EN, ACCOUNTS_KO
+from app.i18n_diagnostics import DIAG_EN, DIAG_KO
 from app.i18n_messages import MSG_EN, MSG_KO
 
 KO: dict[str, Any] = {
@@ -89,6 +90,8 @@ KO: dict[str, Any] = {
     "me.xp_over_time": "시간에 따른 XP",
     "me.no_xp_yet": "아직 얻은 XP가 없습니다. 연습 문제를 제출해 통과하면 여기에 그래프가 그려집니다.",
     "me.achievements": "업적",
+    "me.gpu_only_note": "이 서버는 GPU 없이 에뮬레이터로 채점합니다. 업적 {n}개는 GPU에서 잰 시간이 있어야 하므로 GPU로 채점하는 서버에서만 얻을 수 있습니다.",
+    "me.gpu_only": "GPU 서버에서만",
     "me.submissions": "제출 기록",
     "me.no_submissions": "아직 제출한 코드가 없습니다.",
     "me.signin_needed": "프로필을 보려면 로그인해 주세요.",
@@ -97,6 +100,7 @@ KO: dict[str, Any] = {
     "table.mode": "종류",
     "table.verdict": "판정",
     "table.xp": "XP",
+    "table.code": "코드",
     "table.rank": "순위",
     "table.learner": "학습자",
     "table.time_ms": "시간 (ms)",
@@ -111,6 +115,7 @@ KO: dict[str, Any] = {
     "auth.email": "이메일",
     "auth.username": "사용자 이름",
     "auth.password": "비밀번호",
+    "auth.password_rule": "비밀번호는 {min}자 이상이어야 합니다. 공백만으로 된 비밀번호나 너무 흔한 비밀번호는 쓸 수 없습니다.",
     "auth.display_name": "표시 이름",
     "auth.submit_signin": "로그인",
     "auth.submit_signup": "가입하기",
@@ -239,6 +244,8 @@ EN: dict[str, Any] = {
     "me.xp_over_time": "XP over time",
     "me.no_xp_yet": "No XP yet. Submit a passing kernel and the chart starts here.",
     "me.achievements": "Achievements",
+    "me.gpu_only_note": {"one": "This server judges on the emulator, without a GPU: {n} achievement needs GPU timings and can only be earned on a server that judges on a GPU.", "other": "This server judges on the emulator, without a GPU: {n} achievements need GPU timings and can only be earned on a server that judges on a GPU."},
+    "me.gpu_only": "GPU server only",
     "me.submissions": "Submissions",
     "me.no_submissions": "No submissions yet.",
     "me.signin_needed": "Sign in to see your profile.",
@@ -247,6 +254,7 @@ EN: dict[str, Any] = {
     "table.mode": "Mode",
     "table.verdict": "Verdict",
     "table.xp": "XP",
+    "table.code": "Code",
     "table.rank": "Rank",
     "table.learner": "Learner",
     "table.time_ms": "Time (ms)",
@@ -261,6 +269,7 @@ EN: dict[str, Any] = {
     "auth.email": "Email",
     "auth.username": "Username",
     "auth.password": "Password",
+    "auth.password_rule": "At least {min} characters; not only spaces, and not a common password.",
     "auth.display_name": "Display name",
     "auth.submit_signin": "Sign in",
     "auth.submit_signup": "Create account",
@@ -316,4 +325,6 @@ KO.update(MSG_KO)
 KO.update(ACCOUNTS_KO)
 EN.update(MSG_EN)
 EN.update(ACCOUNTS_EN)
+KO.update(DIAG_KO)
+EN.update(DIAG_EN)
 STRINGS: dict[str, dict[str, Any]] = {"ko": KO, "en": EN}

@@ -24,6 +24,7 @@ from markupsafe import Markup, escape
 
 from app.i18n import DEFAULT_LANG, format_number, track_title, translate
 from app.security.csrf import csrf_token
+from app.services.catalog_view import sees_drafts
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = REPO_ROOT / "templates"
@@ -102,5 +103,5 @@ def _tojson(eval_ctx: Any, value: Any, indent: int | None = None) -> Markup:
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 templates.env.globals.update(t=_t, track_title=_track_title, csrf_token=csrf_token, static_url=static_url,
-                             utc_time=utc_time, number=_number)
+                             utc_time=utc_time, number=_number, sees_drafts=sees_drafts)
 templates.env.filters["tojson"] = _tojson

@@ -16,6 +16,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from kernels.result import code_fields
+
 # Elements of guard band on each side of every buffer. 1024 covers a whole
 # block (up to 1024 threads) reading or writing past either end, which is the
 # usual shape of a missing bounds check.
@@ -47,7 +49,7 @@ class RunDiagnostic:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "line": self.line, "message": self.message}
+        return {"kind": self.kind, "line": self.line, "message": str(self.message), **code_fields(self.message)}
 
 
 def unique_diagnostics(diagnostics: list[RunDiagnostic]) -> list[RunDiagnostic]:

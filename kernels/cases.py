@@ -117,5 +117,10 @@ def _expected(exercise: Exercise, reference: Any, inputs: dict[str, Any],
 
 
 def _fault_message(fault: RuntimeFault) -> str:
-    text = f"{fault.name}: {fault.message}" if fault.name else fault.message
+    """The fault's name and sentence, the name once ("data race on …", not "data race: data race
+    on …"); a sentence with a code of its own (#28) keeps it, the web says it in the reader's language."""
+    doubled = not fault.name or fault.message.startswith(fault.name)
+    text = fault.message if doubled else f"{fault.name}: {fault.message}"
+    if isinstance(fault.message, Message):
+        return Message(text, fault.message.code, **fault.message.params)
     return Message(text, "fault", name=fault.name or "", detail=fault.message)

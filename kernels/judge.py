@@ -372,8 +372,7 @@ class Judge:
         if job.oom_kills:
             megabytes = job.limits.memory_mb
             return "memory_limit_exceeded", Message(
-                f"memory limit exceeded: the job ran past its {megabytes} MB", "fault",
-                name="memory limit exceeded", detail=f"the job ran past its {megabytes} MB")
+                f"memory limit exceeded: the job ran past its {megabytes} MB", "memory_limit", megabytes=megabytes)
         if state.budget_binds:
             budget = self.tests_budget_s
             return "time_limit_exceeded", Message(

@@ -5,7 +5,8 @@ verdict, message, compile, tests, diagnostics, benchmark (null when not run),
 timings, and `timings_note` on backends whose timings mean nothing.
 
 Additive to v1 (issue #13): `message_code` + `message_params` next to the
-English `message` (on the document and on each test), so that the web can say
+English `message` (on the document, on each test and, since #28, on each
+diagnostic), so that the web can say
 the same thing in the reader's language. A reader that does not know a code
 shows the English `message`. The codes are `MESSAGE_CODES` (docs/judge.md).
 
@@ -45,6 +46,29 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "fault": ("name", "detail"),  # name: the fault's own (English) name, e.g. "out-of-bounds read"
     "time_limit": ("seconds",),
     "process_died": ("how",),
+    # the emulator's diagnostics and faults (#28, kernels/emu/messages.py): a region is buffer, shared,
+    # dynamic_shared or static_shared (name "" for the last two); an access read or write; line 0: unknown
+    "race": ("region", "name", "index", "offset", "thread", "block", "access", "line", "other_thread",
+             "other_block", "other_access", "other_line", "scope"),  # index/offset -1: not named; scope block/grid
+    "race_order": ("where", "expected", "got", "count", "size", "never_written"),
+    "uninitialised_read": ("region", "name", "offset", "thread", "block", "line"),
+    "out_of_bounds": ("access", "bytes", "region", "name", "index", "last", "thread", "block", "line"),
+    "out_of_bounds_dynamic": ("access", "bytes", "offset", "size_bytes", "thread", "block", "line"),
+    "out_of_bounds_far": ("access", "name", "index", "last", "line"),  # past the guard bands: a segfault
+    "divergent_barrier": ("line", "thread", "block", "done", "total"),
+    "divergent_barrier_places": ("line", "other_line", "thread", "block"),
+    "shuffle_source": ("lane", "warp", "source", "op", "mask"),  # mask "": the source lane had finished
+    "warp_mask": ("op", "line", "mask", "lane", "warp", "count"),
+    "deadlock_barrier": ("op", "line", "mask", "lane", "warp", "other_line"),
+    "deadlock": (),
+    "segfault": ("line", "access", "address"),
+    "segfault_unplaced": (),
+    "stack_overflow": ("line", "stack_kib"),
+    "misaligned_wild": ("line", "access"),
+    "launch_timeout": ("seconds",),
+    "cpu_limit": (),
+    "emu_budget": ("seconds",),
+    "memory_limit": ("megabytes",),
     # profile findings (#16): kernels/profile_findings.py, each with the lesson that teaches the fix
     "profile_uncoalesced": ("kernel", "access", "sectors", "ideal"),
     "profile_bank_conflicts": ("kernel", "wavefronts", "ideal", "ways"),
@@ -137,6 +161,9 @@ def validate(doc: Any) -> list[str]:
     _expect(errors, isinstance(doc["diagnostics"], list) and all(
         isinstance(d, dict) and {"kind", "line", "message"} <= set(d) for d in doc["diagnostics"]),
         "diagnostics entries need kind, line, message")
+    for i, diag in enumerate(doc["diagnostics"] if isinstance(doc["diagnostics"], list) else []):
+        if isinstance(diag, dict):
+            _validate_code(errors, diag, f"diagnostics[{i}].")
     if doc["benchmark"] is not None:
         _validate_benchmark(errors, doc["benchmark"])
     if "profile" in doc:  # additive to v1 (#16): only on a profiled pass

@@ -12,6 +12,7 @@ from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, not_found, render
 from app.routing import SessionRoute
 from app.services import progress, submissions
+from app.services.source_diff import source_diff
 
 router = APIRouter(route_class=SessionRoute)
 
@@ -24,19 +25,33 @@ def profile_page(request: Request, session: SessionDep, user: CurrentUser, catal
     unlocked = set(context["summary"].achievement_ids)
     lang = context["lang"]
     recent = progress.recent_submissions(session, user.id)
+    no_gpu = context["judge_on"] == "emu"  # judged on the emulator: the GPU's achievements cannot be earned (#28)
     context.update(
         signed_out=False,
         achievements=[
             {"id": a.id, "unlocked": a.id in unlocked,
              "title": a.title_ko if lang == "ko" else a.title_en,
-             "description": a.description_ko if lang == "ko" else a.description_en}
+             "description": a.description_ko if lang == "ko" else a.description_en,
+             "gpu_only": a.gpu_only and no_gpu}
             for a in ACHIEVEMENTS
         ],
+        gpu_only_here=sum(a.gpu_only for a in ACHIEVEMENTS) if no_gpu else 0,
         submissions=recent,
+        diffs=_diffs(recent),
         exercises=_exercise_links(catalog, lang, {s.exercise_id for s in recent}),
     )
     context["page_data"]["xpHistory"] = progress.xp_history(session, user.id)
     return render(request, "me.html", context)
+
+
+def _diffs(recent: list[Any]) -> dict[int, str | None]:
+    """Each listed submission's diff against the learner's previous one on the same
+    exercise among those listed (#28); None for the first listed."""
+    diffs: dict[int, str | None] = {}
+    for i, row in enumerate(recent):  # newest first
+        before = next((older for older in recent[i + 1:] if older.exercise_id == row.exercise_id), None)
+        diffs[row.id] = source_diff(before.source if before is not None else None, row.source)
+    return diffs
 
 
 def _exercise_links(catalog: Any, lang: str, exercise_ids: set[str]) -> dict[str, dict[str, str | None]]:

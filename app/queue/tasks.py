@@ -154,7 +154,8 @@ class JudgeRuntime:
             beat.stop()
             self.events.end(submission_id)  # its progress is stored (or dropped) before `done`
         judge_s = time.monotonic() - started
-        if not self._store_verdict(submission_id, attempt, result):
+        if not self._store_verdict(submission_id, attempt, result,
+                                   profile_follows=wants_profile and profile_later is not None):
             return submission_id
         turnaround_s = (utcnow() - created_at).total_seconds() if created_at else None
         self.metrics.judged(str(result.get("verdict")), judge_s, turnaround_s)
@@ -162,14 +163,16 @@ class JudgeRuntime:
             profile_later(submission_id, attempt)
         return submission_id
 
-    def _store_verdict(self, submission_id: int, attempt: int, result: dict[str, Any]) -> bool:
+    def _store_verdict(self, submission_id: int, attempt: int, result: dict[str, Any],
+                       profile_follows: bool = False) -> bool:
         """Store the verdict, retrying while the database is busy: the kernel was judged,
         and judging it again (the reaper's way) would cost its learner the wait. False
         when the attempt lost its row (the reaper gave it to another attempt)."""
         for left in range(FINISH_TRIES - 1, -1, -1):
             try:
                 with transaction(self.factory) as session:
-                    if not judging.finish(session, submission_id, attempt, result, self.catalog):
+                    if not judging.finish(session, submission_id, attempt, result, self.catalog,
+                                          profile_follows=profile_follows):
                         log.warning("submission %s attempt %s lost its row; result dropped",
                                     submission_id, attempt)
                         return False
@@ -197,9 +200,17 @@ class JudgeRuntime:
         finally:
             self._idle.put(judge)
         if found is None:
-            return "preempted" if self.judging else "gone"
+            if self.judging:
+                return "preempted"
+            self.profile_given_up(submission_id, attempt)
+            return "gone"
         with transaction(self.factory) as session:
             return "stored" if judging.store_profile(session, submission_id, attempt, found) else "gone"
+
+    def profile_given_up(self, submission_id: int, attempt: int) -> None:
+        """Tell an open page that the deferred profile will not come (`profiled`, no source)."""
+        with transaction(self.factory) as session:
+            judging.profile_missed(session, submission_id, attempt)
 
     def _run_judge(self, submission_id: int, source: str, exercise_id: str,
                    mode: str) -> tuple[dict[str, Any], bool]:
@@ -265,6 +276,8 @@ def register(huey: Huey) -> TaskWrapper:
         outcome = "preempted" if waiting else runtime.profile_submission(submission_id, attempt)
         if outcome == "preempted" and tries < PROFILE_TRIES:
             profile_submission.schedule((submission_id, attempt, tries + 1), delay=PROFILE_RETRY_S)
+        elif outcome == "preempted":
+            runtime.profile_given_up(submission_id, attempt)
 
     @huey.task(name=TASK_NAME)
     def judge_submission(submission_id: int) -> None:

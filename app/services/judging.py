@@ -70,10 +70,12 @@ def heartbeat(session: Session, submission_id: int, attempt: int) -> bool:
 
 
 def finish(
-    session: Session, submission_id: int, attempt: int, result: dict[str, Any], catalog: Any
+    session: Session, submission_id: int, attempt: int, result: dict[str, Any], catalog: Any,
+    profile_follows: bool = False,
 ) -> bool:
     """Store the judge's result for this attempt, award XP and achievements, emit
-    `done`. Returns False (and changes nothing) when the attempt lost the row."""
+    `done` (with `profile_follows` when a deferred GPU profile is to come, #26).
+    Returns False (and changes nothing) when the attempt lost the row."""
     values: dict[str, Any] = {"status": "done", "verdict": str(result.get("verdict", "internal_error")),
                               "result": result, "finished_at": utcnow()}
     if ((result.get("benchmark") or {}).get("refused")):
@@ -93,8 +95,8 @@ def finish(
     xp_gained, unlocked = awards.apply_verdict(session, submission, catalog)
     submission.xp_awarded = xp_gained
     submission.achievements = unlocked
-    add_event(session, submission_id, "done",
-              {"verdict": submission.verdict, "xp_awarded": xp_gained, "achievements": unlocked})
+    done = {"verdict": submission.verdict, "xp_awarded": xp_gained, "achievements": unlocked}
+    add_event(session, submission_id, "done", {**done, "profile_follows": True} if profile_follows else done)
     return True
 
 
@@ -106,6 +108,17 @@ def store_profile(session: Session, submission_id: int, attempt: int, profile: d
         return False
     row.result = {**row.result, "profile": profile}  # a new object: the JSON column sees the change
     add_event(session, submission_id, "profiled", {"source": profile.get("source")})
+    return True
+
+
+def profile_missed(session: Session, submission_id: int, attempt: int) -> bool:
+    """The deferred profile will not come (the profiler gave nothing, or every try was
+    stopped by judging): emit `profiled` without a source, so an open page stops
+    waiting. False when the row was judged again, is gone, or has its profile."""
+    row = session.get(Submission, submission_id)
+    if row is None or row.status != "done" or row.attempts != attempt or not row.result or "profile" in row.result:
+        return False
+    add_event(session, submission_id, "profiled", {"source": None})
     return True
 
 

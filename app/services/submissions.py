@@ -17,6 +17,7 @@ from app.models import Submission, SubmissionKey, User, utcnow
 from app.security import ratelimit
 from app.services import catalog_view, fairqueue
 from app.services.errors import Conflict, Invalid, NotFound
+from app.services.source_diff import source_diff
 from app.services.events import add_event
 
 MODES = ("run", "submit")
@@ -225,7 +226,9 @@ def previous_profile(session: Session, submission: Submission) -> dict[str, Any]
 def list_attempts(
     session: Session, user: User | None, exercise_id: str, anon_id: str | None = None, limit: int = 50
 ) -> list[dict[str, Any]]:
-    """The asker's own submissions on one exercise, newest first (no sources)."""
+    """The asker's own submissions on one exercise, newest first, each with its source
+    and `diff`, what changed since the attempt before it (app/services/source_diff.py;
+    None for the first, or the oldest of the `limit` listed)."""
     query = select(Submission).where(Submission.exercise_id == exercise_id)
     if user is not None:
         query = query.where(Submission.user_id == user.id)
@@ -233,10 +236,11 @@ def list_attempts(
         query = query.where(Submission.user_id.is_(None), Submission.anon_id == anon_id)
     else:
         return []
-    rows = session.scalars(query.order_by(Submission.id.desc()).limit(limit))
+    rows = list(session.scalars(query.order_by(Submission.id.desc()).limit(limit + 1)))
     return [
-        {**public_view(row, include_source=False), "result": None, "geomean_ms": _geomean_ms(row.result)}
-        for row in rows
+        {**public_view(row), "result": None, "geomean_ms": _geomean_ms(row.result),
+         "diff": source_diff(rows[i + 1].source if i + 1 < len(rows) else None, row.source)}
+        for i, row in enumerate(rows[:limit])
     ]
 
 

@@ -40,7 +40,9 @@ from kernels.emu.objcheck import ObjectRefused
 from kernels.emu.process import OURS, Crash, ProgramProcess
 from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
                                   encode_request, float_bits, int_bits)
+from kernels.emu.messages import coded
 from kernels.emu.source import SourceError, library_headers, prepare
+from kernels.result import Message
 
 # The check run is several times slower than the fast one: only cases this small
 # get it (races and overruns show at small sizes; 16384 threads = 64 blocks of 256).
@@ -466,25 +468,30 @@ def _memory_fault(report: dict[str, int], program: Path, order: list[str],
     at = f" (line {line})" if line else ""
     access = {1: "write", 0: "read"}.get(report.get("write", -1), "access")
     if report.get("stack"):
-        message = (f"a thread overflowed its stack{at}: deep recursion or large local arrays "
-                   f"(each emulated thread has {toolchain.STACK_KIB} KiB)")
+        message = Message(f"a thread overflowed its stack{at}: deep recursion or large local arrays "
+                          f"(each emulated thread has {toolchain.STACK_KIB} KiB)", "stack_overflow", line=line,
+                          stack_kib=toolchain.STACK_KIB)
         return "stack overflow", message, RunDiagnostic("stack_overflow", line, message)
     index = report.get("buffer", -1)
     if 0 <= index < len(order):
         name = order[index]
-        message = (f"buffer '{name}' at element {report.get('element', 0)}, valid elements are "
-                   f"0..{buffers[name].size - 1}{at}: far past the buffer, in memory the kernel does not own "
-                   "(segmentation fault)")
-        return f"out-of-bounds {access}", message, RunDiagnostic("out_of_bounds", line,
-                                                                 f"out-of-bounds {access} of {message}")
+        params = {"access": access, "name": name, "index": report.get("element", 0),
+                  "last": buffers[name].size - 1, "line": line}
+        message = (f"buffer '{name}' at element {params['index']}, valid elements are 0..{params['last']}{at}: far "
+                   "past the buffer, in memory the kernel does not own (segmentation fault)")
+        return f"out-of-bounds {access}", Message(message, "out_of_bounds_far", **params), RunDiagnostic(
+            "out_of_bounds", line, Message(f"out-of-bounds {access} of {message}", "out_of_bounds_far", **params))
     if report.get("gp"):
         # x86 reports a general-protection fault without its address: a vector access
         # the compiler assumed aligned (movaps), or a non-canonical pointer
-        message = (f"misaligned or invalid {access}{at}: a vector load or store at an address that is not a "
-                   "multiple of its size (e.g. a float4 at an index not a multiple of 4), or a wild pointer")
+        message = Message(f"misaligned or invalid {access}{at}: a vector load or store at an address that is not "
+                          "a multiple of its size (e.g. a float4 at an index not a multiple of 4), or a wild "
+                          "pointer", "misaligned_wild", line=line, access=access)
         return "misaligned address", message, RunDiagnostic("misaligned_address", line, message)
-    message = (f"segmentation fault{at}: a {access} of address {report.get('addr', 0):#x}, which is no buffer's "
-               "memory (a null or uninitialised pointer, or far out of bounds)")
+    address = f"{report.get('addr', 0):#x}"
+    message = Message(f"segmentation fault{at}: a {access} of address {address}, which is no buffer's memory (a "
+                      "null or uninitialised pointer, or far out of bounds)", "segfault", line=line, access=access,
+                      address=address)
     return "invalid memory access", message, RunDiagnostic("invalid_memory_access", line, message)
 
 
@@ -496,8 +503,9 @@ def _symbolize(program: Path, pcs: list[int], deadline: float = _NO_DEADLINE) ->
 
 def _over_budget(handle: EmuHandle) -> RuntimeFault:
     return RuntimeFault("time_limit_exceeded", "time limit exceeded",
-                        f"the submission's runs passed the emulator's {handle.budget_s:g} s budget for compiling "
-                        "and running all its cases", poisoned=True)
+                        Message(f"the submission's runs passed the emulator's {handle.budget_s:g} s budget for "
+                                "compiling and running all its cases", "emu_budget", seconds=f"{handle.budget_s:g}"),
+                        poisoned=True)
 
 
 def _with_lines(message: str, lines: dict[int, int]) -> str:
@@ -511,7 +519,7 @@ def _run_diagnostics(response: WireResponse, program: Path, deadline: float = _N
     pcs = [d.pc for d in response.diagnostics] + [int(m, 16) for d in response.diagnostics
                                                    for m in _PC_TAG.findall(d.message)]
     lines = _symbolize(program, pcs, deadline)
-    return [RunDiagnostic(d.kind, d.line or lines.get(d.pc, 0), _with_lines(d.message, lines))
+    return [RunDiagnostic(d.kind, d.line or lines.get(d.pc, 0), coded(_with_lines(d.message, lines)))
             for d in response.diagnostics]
 
 
@@ -521,7 +529,7 @@ def _fault_diagnostic(response: WireResponse, program: Path, deadline: float = _
     name = response.fault_name or "fault"
     kind = "out_of_bounds" if name.startswith("out-of-bounds") else name.replace(" ", "_").replace("-", "_")
     line = response.fault_line or lines.get(response.fault_pc, 0)
-    return RunDiagnostic(kind, line, _with_lines(response.fault_message, lines))
+    return RunDiagnostic(kind, line, coded(_with_lines(response.fault_message, lines)))
 
 
 def _scheduler_fault(response: WireResponse, program: Path, deadline: float = _NO_DEADLINE) -> RuntimeFault:
@@ -529,7 +537,10 @@ def _scheduler_fault(response: WireResponse, program: Path, deadline: float = _N
     diag = _fault_diagnostic(response, program, deadline)
     where = f" (line {diag.line})" if diag.line and f"line {diag.line}" not in diag.message else ""
     kind = _FAULT_KINDS.get(name, "runtime_error")
-    return RuntimeFault(kind, name, diag.message + where, poisoned=kind == "time_limit_exceeded")
+    message = diag.message + where
+    if where and isinstance(diag.message, Message):  # the sentence's code still says it (its line is a parameter)
+        message = Message(message, diag.message.code, **diag.message.params)
+    return RuntimeFault(kind, name, message, poisoned=kind == "time_limit_exceeded")
 
 
 def _order_dependence(exercise: Any, fast: WireResponse, checked: WireResponse, order: list[str],
@@ -549,8 +560,10 @@ def _order_dependence(exercise: Any, fast: WireResponse, checked: WireResponse, 
             want = (want.astype(np.uint32) << 16).view(np.float32)
         problem = compare(name, payload, want.astype(np.float64), dtype, exercise.rtol, exercise.atol, 1.0)
         if problem:
-            return [RunDiagnostic("race", 0, "the result changes when the threads run in reverse order, a probable "
-                                             f"missing __syncthreads() or __syncwarp(): {problem}")]
+            text = ("the result changes when the threads run in reverse order, a probable missing __syncthreads() "
+                    f"or __syncwarp(): {problem}")
+            mismatch = isinstance(problem, Message) and problem.code == "mismatch"
+            return [RunDiagnostic("race", 0, Message(text, "race_order", **problem.params) if mismatch else text)]
     return []
 
 

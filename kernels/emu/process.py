@@ -22,6 +22,7 @@ from pathlib import Path
 from kernels.emu import jail
 from kernels.emu.protocol import (MAX_WIRE_BUFFERS, RESPONSE_HEADER, RESPONSE_MAGIC, WireResponse,
                                   decode_body)
+from kernels.result import Message
 
 STDERR_CAP_BYTES = 64 * 1024
 PIPE_BYTES = 1 << 20  # the default /proc/sys/fs/pipe-max-size
@@ -104,12 +105,13 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
     if returncode < 0:
         sig = -returncode
         if sig == signal.SIGXCPU:
-            return Crash("time_limit_exceeded", "time limit exceeded", "the CPU time limit was reached", stderr)
+            return Crash("time_limit_exceeded", "time limit exceeded",
+                         Message("the CPU time limit was reached", "cpu_limit"), stderr)
         if sig == signal.SIGSEGV or sig == signal.SIGBUS:
             return Crash("runtime_error", "invalid memory access",
-                         "segmentation fault: a kernel read or wrote memory it does not own "
-                         "(far out of bounds, a null pointer, or a thread's stack overflowing)", stderr,
-                         memory_report(stderr))
+                         Message("segmentation fault: a kernel read or wrote memory it does not own (far out of "
+                                 "bounds, a null pointer, or a thread's stack overflowing)", "segfault_unplaced"),
+                         stderr, memory_report(stderr))
         if sig == signal.SIGFPE:
             return Crash("runtime_error", "arithmetic exception", "integer division by zero", stderr)
         if sig == signal.SIGABRT:
@@ -269,8 +271,9 @@ class ProgramProcess:
                 if left <= 0:
                     self.kill()
                     return Crash("time_limit_exceeded", "time limit exceeded",
-                                 f"the launches did not finish within {timeout_s:g} s "
-                                 f"({time.monotonic() - started:.1f} s elapsed)", self._stderr())
+                                 Message(f"the launches did not finish within {timeout_s:g} s "
+                                         f"({time.monotonic() - started:.1f} s elapsed)", "launch_timeout",
+                                         seconds=f"{timeout_s:g}"), self._stderr())
                 events = sel.select(timeout=min(left, SAMPLE_S))
                 if not events:
                     self._sample()

@@ -102,7 +102,7 @@
         });
       }
       section.querySelectorAll("button[data-mode]").forEach((b) => b.addEventListener("click", () => this.send(b.dataset.mode)));
-      section.querySelector(".reset").addEventListener("click", () => this.setSource(this.starter));
+      section.querySelector(".reset").addEventListener("click", () => this.resetToStarter());
       setupHints(section);
       this.loadAttempts();
     }
@@ -111,6 +111,26 @@
     setSource(text) {
       if (this.view) window.KDojoEditor.setText(this.view, text); else this.section.querySelector("textarea.source").value = text;
       localStorage.removeItem(this.draftKey);
+    }
+
+    // "Reset to starter" (#28): asks first when there is a draft, then offers to undo
+    // it (the draft comes back, saved again).
+    resetToStarter() {
+      const draft = this.source();
+      if (draft === this.starter || !window.confirm(S.reset_confirm)) return;
+      this.setSource(this.starter);
+      const reset = this.section.querySelector(".reset");
+      let undo = this.section.querySelector(".reset-undo");
+      if (!undo) {
+        undo = K.el("button", { type: "button", class: "btn subtle reset-undo", text: S.reset_undo });
+        reset.after(undo);
+      }
+      undo.hidden = false;
+      undo.onclick = () => {
+        this.setSource(draft);
+        localStorage.setItem(this.draftKey, draft);
+        undo.hidden = true;
+      };
     }
 
     busy(yes) { this.section.querySelectorAll("button[data-mode]").forEach((b) => { b.disabled = yes; }); }
@@ -146,20 +166,35 @@
         }
         // The verdict, before the benchmark has run (issue #13).
         source.addEventListener("tested", (e) => this.panel.tested(JSON.parse(e.data || "{}")));
-        source.addEventListener("done", async () => {
+        source.addEventListener("done", async (e) => {
           source.close();
           this.panel.stage("done", {});
-          await this.finish(id);
+          const data = JSON.parse(e.data || "{}");
+          await this.finish(id, data.profile_follows ? e.lastEventId : null);
           resolve();
         });
       });
     }
 
-    async finish(id) {
+    // A GPU profile made after `done` (#26): the events after `done` until `profiled`,
+    // then the stored document's profile (or, without a source, why none came).
+    followProfile(id, afterSeq) {
+      const source = new EventSource(`/api/submissions/${id}/events?last_event_id=${encodeURIComponent(afterSeq)}`);
+      source.addEventListener("profiled", async () => {
+        source.close();
+        try { this.panel.lateProfile(await K.api("GET", `/api/submissions/${id}`)); }
+        catch (e) { this.panel.lateProfile(null); }
+      });
+    }
+
+    async finish(id, profileAfterSeq) {
       const sub = await K.api("GET", `/api/submissions/${id}`);
       // A signed-out pass is kept in this browser: say so, with the XP it will bring.
       const localXp = sub.verdict === "accepted" && sub.mode === "submit" && !K.page.signedIn ? this.xp : 0;
-      this.panel.final(sub, this.view, { localXp });
+      rememberSubmission(id);
+      const profileFollows = profileAfterSeq != null && !(sub.result && sub.result.profile);
+      this.panel.final(sub, this.view, { localXp, profileFollows });
+      if (profileFollows) this.followProfile(id, profileAfterSeq);
       if (sub.verdict === "accepted") {
         if (localXp) K.recordLocalPass(this.id, this.xp);
         await this.revealReference(id);
@@ -210,9 +245,21 @@
     return (title.firstChild && title.firstChild.textContent || title.textContent).replace(/#\s*$/, "").trim();
   }
 
+  // The report names the learner's last submission on this lesson, after a reload too (#28).
+  function reportKey() {
+    const form = document.querySelector(".report-form");
+    return form ? "kdojo.report.submission." + form.dataset.lessonId : null;
+  }
+
+  function rememberSubmission(id) {
+    const key = reportKey();
+    if (key) localStorage.setItem(key, String(id));
+  }
+
   function setupReport() {
     const form = document.querySelector(".report-form");
     if (!form) return;
+    if (!lastSubmissionId) lastSubmissionId = Number(localStorage.getItem(reportKey())) || null;
     trackReading();
     const preview = form.querySelector(".report-preview");
     const showPreview = () => {

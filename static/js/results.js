@@ -17,6 +17,7 @@
     const p = Object.assign({}, (holder && holder.message_params) || {});
     const fallback = (holder && holder.message) || "";
     if (!code) return fallback;
+    sharedParts(p);
     let key = "msg." + code;
     if (code === "tests_failed" || code === "case_failed") {
       const first = (tests || []).find((t) => t.name === p.case);
@@ -29,6 +30,8 @@
       if (p.access) p.access = S["profile.access." + p.access] || p.access;
       if (p.limiter) p.limiter = S["profile.limiter." + p.limiter] || p.limiter;
     }
+    else if (code === "race_order") p.mismatch = message({ message_code: "mismatch", message_params: p });
+    else if (code === "shuffle_source" && !p.mask) key += "_gone";
     else if (code === "wrote_outside") {
       const parts = [];
       if (p.before) parts.push(K.fmt(S["msg.wrote_before"], p));
@@ -36,6 +39,57 @@
       p.parts = parts.join(", ");
     }
     return S[key] ? K.fmt(S[key], p) : fallback;
+  }
+
+  // The parts the emulator's sentences share (#28, app/i18n_diagnostics.py): a region,
+  // an element or byte offset, a thread of a block, a line, an access, a race's scope.
+  function sharedParts(p) {
+    const lineText = (line) => (line ? K.fmt(S.line, { line }) : S["msg.unknown_line"]);
+    if (p.region) p.where_text = K.fmt(S["msg.region." + p.region] || p.region, p);
+    if (p.index != null && p.offset != null) {
+      p.at = p.index >= 0 ? K.fmt(S["msg.at_element"], p) : p.offset >= 0 ? K.fmt(S["msg.at_offset"], p) : "";
+    }
+    if (p.thread != null) p.who = K.fmt(S["msg.who"], p);
+    if (p.other_thread != null) p.other_who = K.fmt(S["msg.who"], { thread: p.other_thread, block: p.other_block });
+    if (p.line != null) p.at_line = lineText(p.line);
+    if (p.other_line != null) p.other_at_line = lineText(p.other_line);
+    if (p.access) { p.access_text = S["msg.access." + p.access] || p.access; p.access_verb = S["msg.verb." + p.access] || p.access; }
+    if (p.other_access) p.other_access_past = S["msg.verb_past." + p.other_access] || p.other_access;
+    if (p.scope) p.scope_text = S["msg.race_scope." + p.scope] || "";
+  }
+
+  // The verdict's message after its name; the compiler's own text (a `detail` it
+  // ends with) as code: it is the tool's, in the tool's language.
+  function verdictMessage(box, holder, tests) {
+    const text = message(holder, tests);
+    if (!text) return;
+    const detail = String((holder.message_params || {}).detail || "");
+    const code = holder.message_code;
+    const tool = (code === "compile_failed" || code === "rejected") && detail && text.endsWith(detail);
+    const span = el("span", { class: "verdict-message", text: " — " + (tool ? text.slice(0, -detail.length) : text) });
+    if (tool) span.append(el("code", { class: "tool-text", text: detail }));
+    box.append(span);
+  }
+
+  // An attempt's source and its diff against the attempt before it (#28), as
+  // templates/partials/_attempt_code.html renders them on /me.
+  function attemptCode(r) {
+    if (r.source == null) return "";
+    const box = el("details", { class: "attempt-code", "data-submission": String(r.id) },
+      el("summary", { text: S.attempt_code }), el("pre", { class: "attempt-source" }, el("code", { text: r.source })));
+    if (r.diff == null) return box;
+    box.append(el("p", { class: "attempt-diff-title", text: S.attempt_diff }));
+    if (!r.diff) {
+      box.append(el("p", { class: "attempt-same", text: S.attempt_same }));
+      return box;
+    }
+    const pre = el("pre", { class: "attempt-diff" });
+    for (const line of r.diff.split("\n")) {
+      const kind = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx";
+      pre.append(el("span", { class: "diff-" + kind, text: line }), "\n");
+    }
+    box.append(pre);
+    return box;
   }
 
   function verdictName(v) { return S["verdict." + v] || v; }
@@ -96,8 +150,7 @@
       v.className = "verdict verdict-" + data.verdict;
       const tests = Array.from(this.parts.tests.children).map((li) => li.test).filter(Boolean);
       v.replaceChildren(el("strong", { class: "verdict-name", text: verdictName(data.verdict) }));
-      const text = message(data, tests);
-      if (text) v.append(el("span", { class: "verdict-message", text: " — " + text }));
+      verdictMessage(v, data, tests);
       this.root.dataset.verdict = data.verdict;
     }
 
@@ -125,8 +178,7 @@
       const v = show(this.parts.verdict, true);
       v.className = "verdict verdict-" + verdict;
       v.replaceChildren(el("strong", { class: "verdict-name", text: verdictName(verdict) }));
-      const text = message(result, result.tests);
-      if (text) v.append(el("span", { class: "verdict-message", text: " — " + text }));
+      verdictMessage(v, result, result.tests);
       if (sub.xp_awarded) v.append(el("span", { class: "xp-awarded", text: " " + K.fmt(S.xp_awarded, { xp: sub.xp_awarded }) }));
       else if (extra && extra.localXp) v.append(el("span", { class: "xp-awarded xp-local", text: " " + K.fmt(S.xp_local, { xp: extra.localXp }) }));
       if (sub.mode === "run" && verdict === "accepted") v.append(el("p", { class: "run-note", text: S.run_not_counted }));
@@ -136,22 +188,30 @@
       for (const test of result.tests || []) this.testRow(test);
       this.compileErrors(result.compile, editorView);
       this.diagnostics(result.diagnostics || []);
-      this.profile(result.profile, sub.previous_profile, verdict);
+      this.profile(result.profile, sub.previous_profile, verdict, extra && extra.profileFollows);
       this.bench(result);
     }
 
     // "Why is my kernel slow?" (#16, static/js/performance.js): this attempt's profile
     // beside the previous profiled one the server found (`previous_profile`); for a
     // pass without one, why not (the staff's switches, on the exercise's section).
-    profile(prof, previous, verdict) {
+    profile(prof, previous, verdict, follows) {
       const perf = window.KDojoPerformance;
       if (!perf) return;
       if (prof && prof.kernels && prof.kernels.length) {
         perf.render(show(this.parts.profile, true), prof, previous || null, message);
+      } else if (verdict === "accepted" && follows) {
+        perf.none(show(this.parts.profile, true), "pending");  // a GPU profile after `done`: lateProfile
       } else if (verdict === "accepted") {
         const section = this.root.closest("[data-profiling]");
         perf.none(show(this.parts.profile, true), (section && section.dataset.profiling) || "on");
       }
+    }
+
+    // The `profiled` event's document (null: it could not be read): its profile, or why none came.
+    lateProfile(sub) {
+      const result = (sub && sub.result) || {};
+      this.profile(result.profile, sub && sub.previous_profile, "accepted", false);
     }
 
     compileErrors(compile, editorView) {
@@ -169,7 +229,7 @@
         for (const d of items) {
           list.append(el("li", { class: "diag " + (d.severity || "error") },
             el("span", { class: "diag-line", text: K.fmt(S.line, { line: d.line }) + (d.column ? ":" + d.column : "") }),
-            " ", el("span", { text: d.message })));
+            " ", el("code", { class: "tool-text", text: d.message })));
         }
         box.append(el("section", { class: "diag-group " + cls }, el("h4", { text: title }), list));
       }
@@ -193,10 +253,10 @@
         const d = same[0];
         const li = el("li", { class: "diag " + (d.kind || "") },
           el("span", { class: "diag-kind", "data-kind": d.kind || "", text: S["diag." + d.kind] || d.kind || "" }), d.line ? " " + K.fmt(S.line, { line: d.line }) + ": " : ": ",
-          el("span", { class: "diag-message", text: d.message || "" }));
+          el("span", { class: "diag-message", text: message(d) }));
         if (same.length > 1) {
           const rest = el("ul");
-          for (const other of same.slice(1)) rest.append(el("li", { text: other.message || "" }));
+          for (const other of same.slice(1)) rest.append(el("li", { text: message(other) }));
           li.append(el("details", { class: "diag-more" }, el("summary", { text: K.fmt(S.diag_more, { n: same.length - 1 }) }), rest));
         }
         list.append(li);
@@ -247,7 +307,8 @@
       const ordered = rows.slice().reverse();
       const list = el("ol", { class: "attempt-list" });
       ordered.forEach((r, i) => list.append(el("li", { class: "verdict-" + (r.verdict || r.status), "data-verdict": r.verdict || r.status },
-        K.fmt(S.attempt, { n: i + 1 }) + " · " + (S["mode." + r.mode] || r.mode) + " · " + (r.verdict ? verdictName(r.verdict) : (S[r.status] || r.status)) + (r.geomean_ms ? " · " + r.geomean_ms.toPrecision(3) + " ms" : ""))));
+        K.fmt(S.attempt, { n: i + 1 }) + " · " + (S["mode." + r.mode] || r.mode) + " · " + (r.verdict ? verdictName(r.verdict) : (S[r.status] || r.status)) + (r.geomean_ms ? " · " + r.geomean_ms.toPrecision(3) + " ms" : ""),
+        attemptCode(r))));
       const timed = ordered.map((r, i) => [i + 1, r.geomean_ms]).filter((p) => p[1]);
       if (timed.length >= 2 && window.uPlot) {
         const opts = { width: Math.min(chart.clientWidth || 480, 640), height: 180, scales: { x: { time: false } },

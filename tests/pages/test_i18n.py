@@ -54,10 +54,12 @@ def test_every_judge_message_code_and_fault_name_has_both_languages() -> None:
         assert f"js.msg.{code}" in KO and f"js.msg.{code}" in EN, code
     for fault in ("out-of-bounds read", "out-of-bounds write", "data race", "deadlock", "time limit exceeded"):
         assert f"js.fault.{fault}" in KO, fault
-    # no English left in the Korean judge messages (ASCII words besides placeholders and ids)
+    # no English left in the Korean judge messages (ASCII words besides placeholders, CUDA's
+    # identifiers such as __syncthreads() or extern __shared__, and units)
     for key, value in KO.items():
         if key.startswith(("js.msg.", "js.fault.", "error.")):
-            words = re.findall(r"[A-Za-z]{3,}", re.sub(r"\{[a-z_]+\}|__trap|Run|Submit|XP|GPU", "", str(value)))
+            words = re.findall(r"[A-Za-z]{3,}", re.sub(r"\{[a-z_]+\}|__\w+|\bextern\b|float4|Run|Submit|XP|GPU|CPU|KiB",
+                                                       "", str(value)))
             assert words == [], (key, words)
 
 

@@ -50,9 +50,9 @@ def test_lesson_page_in_korean_has_everything_the_issue_lists(client: TestClient
     assert response.status_code == 200
     html = response.text
     assert '<html lang="ko">' in html
-    # header: track, position, status, minutes, tags
+    # header: track, position, minutes, tags (the status is for staff: tests/pages/test_friction.py)
     assert '<span class="track-name" title="foundations">기초: 스레드에서 텐서 코어까지</span>' in html
-    assert "레슨 01 / 01" in html and ">공개</span>" in html and "약 5분" in html  # the draft is not counted
+    assert "레슨 01 / 01" in html and ">공개</span>" not in html and "약 5분" in html  # the draft is not counted
     assert '<span class="tag">elementwise</span>' in html and '<span class="tag">indexing</span>' in html
     # learner bar: level and title, XP, lessons, achievements of 12, XP to next level, % complete
     for text in ("레벨 0", "입문자", "0 XP", "0/1 레슨", "0/12 업적", "다음 레벨까지 0/100 XP", "100 XP 남음", "0% 완료"):
@@ -87,7 +87,7 @@ def test_lesson_page_in_english_and_language_cookie(client: TestClient) -> None:
     response = client.get("/lessons/add-one?lang=en")
     html = response.text
     assert '<html lang="en">' in html
-    assert "Lesson 01 of 01" in html and "~5 min" in html and "published" in html
+    assert "Lesson 01 of 01" in html and "~5 min" in html and ">published</span>" not in html  # staff only
     for text in ("Level 0", "Beginner", "0/1 lessons", "0/12 achievements", "0/100 XP to next level", "0% complete"):
         assert text in html, text
     assert "Progress is local-only — sign in to sync across devices." in html

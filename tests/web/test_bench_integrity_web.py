@@ -60,3 +60,36 @@ def test_a_deferred_profile_is_stored_into_its_result_with_an_event(client, app)
         events = session.scalars(select(SubmissionEvent.event).where(SubmissionEvent.submission_id == sub_id)
                                  .order_by(SubmissionEvent.seq)).all()
         assert events[-1] == "profiled"
+
+
+def _events(app, sub_id: int) -> list[tuple[str, dict]]:  # noqa: ANN001
+    with app.state.sessionmaker() as session:
+        rows = session.scalars(select(SubmissionEvent).where(SubmissionEvent.submission_id == sub_id)
+                               .order_by(SubmissionEvent.seq)).all()
+        return [(e.event, e.data) for e in rows]
+
+
+def test_done_says_a_deferred_profile_follows_and_a_missed_one_ends_the_wait(client, app):
+    user = signup(client)
+    with transaction(app.state.sessionmaker) as session:
+        row = Submission(user_id=user["id"], exercise_id=EXERCISE, mode="submit", source="// t", status="queued",
+                         achievements=[])
+        session.add(row)
+        session.flush()
+        sub_id = row.id
+    with transaction(app.state.sessionmaker) as session:
+        attempt = judging.claim(session, sub_id, "test-worker")
+        assert judging.finish(session, sub_id, attempt, v1_result("accepted", backend="cuda", ms=0.9),
+                              app.state.catalog, profile_follows=True)
+    event, data = _events(app, sub_id)[-1]
+    assert event == "done" and data["verdict"] == "accepted" and data["profile_follows"] is True
+    with transaction(app.state.sessionmaker) as session:
+        assert not judging.profile_missed(session, sub_id, attempt + 1)  # not this row's attempt
+        assert judging.profile_missed(session, sub_id, attempt)
+    assert _events(app, sub_id)[-1] == ("profiled", {"source": None})
+    # a stored profile is not "missed"; a result without a deferred profile does not say one follows
+    with transaction(app.state.sessionmaker) as session:
+        assert judging.store_profile(session, sub_id, attempt, {"source": "ncu", "kernels": []})
+        assert not judging.profile_missed(session, sub_id, attempt)
+    plain = store_verdict(app, user["id"], v1_result("wrong_answer", backend="cuda"))
+    assert "profile_follows" not in _events(app, plain)[-1][1]

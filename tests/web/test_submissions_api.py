@@ -127,13 +127,23 @@ def test_events_stream_every_stage_and_resume_after_last_event_id(client, app):
     assert user["display_name"] == "Ada"
 
 
-def test_attempts_list_own_history_without_sources(client, app):
+def test_attempts_list_own_history_with_sources_and_diffs(client, app):
+    from app.db import transaction
+    from app.models import Submission
+
     user = signup(client)
-    store_verdict(app, user["id"], v1_result("wrong_answer"))
-    store_verdict(app, user["id"], v1_result("accepted"))
+    sources = ["a = 1;\nb = 2;\n", "a = 1;\nb = 3;\n", "a = 1;\nb = 3;\n"]
+    ids = [store_verdict(app, user["id"], v1_result(v)) for v in ("wrong_answer", "wrong_answer", "accepted")]
+    with transaction(app.state.sessionmaker) as session:
+        for sub_id, source in zip(ids, sources):
+            session.get(Submission, sub_id).source = source
     attempts = client.get(f"/api/exercises/{EXERCISE}/attempts").json()["attempts"]
-    assert [a["verdict"] for a in attempts] == ["accepted", "wrong_answer"]
-    assert all("source" not in a for a in attempts)
+    assert [a["verdict"] for a in attempts] == ["accepted", "wrong_answer", "wrong_answer"]
+    assert [a["source"] for a in attempts] == sources[::-1]
+    # newest first: the same code as before, one changed line, and the first attempt has no previous
+    assert attempts[0]["diff"] == ""
+    assert attempts[1]["diff"].splitlines() == ["@@ -1,2 +1,2 @@", " a = 1;", "-b = 2;", "+b = 3;"]
+    assert attempts[2]["diff"] is None
     assert client.get("/api/exercises/nope.nope/attempts").status_code == 404
 
 
