@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from kernels.result import code_fields
+from kernels.messages import code_fields
 
 # Elements of guard band on each side of every buffer. 1024 covers a whole
 # block (up to 1024 threads) reading or writing past either end, which is the

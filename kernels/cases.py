@@ -17,7 +17,7 @@ from kernels.backend import Backend, RunDiagnostic, RuntimeFault
 from kernels.buffers import make_guarded
 from kernels.check import TestResult, check_case, reference_is_trivial
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
-from kernels.result import Message
+from kernels.messages import Message
 from kernels.spec import Case, Exercise
 
 Emit = Callable[[dict[str, Any]], None]

@@ -19,7 +19,7 @@ import numpy as np
 
 from kernels.backend import GuardedArray
 from kernels.buffers import bits_view, guard_value, sentinel_bits, to_float64
-from kernels.result import Message, code_fields
+from kernels.messages import Message, code_fields
 
 OUTPUT_CAP_CHARS = 500
 

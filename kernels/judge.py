@@ -25,7 +25,7 @@ from kernels.job_pool import SparePool
 from kernels.nvrtc_child import WALL_CAP_FACTOR
 from kernels.pipeline import EMU_TIMINGS_NOTE
 from kernels.printable import printable
-from kernels.result import Message, code_fields
+from kernels.messages import Message, code_fields
 from kernels.sandbox import JobLimits, JobProcess
 from kernels.spec import Exercise
 

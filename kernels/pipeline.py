@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable
 
 from kernels import result as result_doc
-from kernels.result import Message
+from kernels.messages import Message
 from kernels.backend import Backend, BuildError, RuntimeFault, unique_diagnostics
 from kernels.cases import run_tests
 from kernels.compile import CompileResult, compile_submission

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kernels.messages import MESSAGE_CODES
+
 SOURCES = ("emulator", "ncu")
 LIMITERS = ("registers", "shared_memory", "block_size", "blocks_per_sm", "none")
 METRIC_KEYS = ("global_load_sectors_per_request", "global_load_ideal_sectors_per_request",
@@ -156,8 +158,6 @@ def _number_or_null(value: Any) -> bool:
 
 def validate(profile: Any) -> list[str]:
     """Everything wrong with a `profile` object ("profile." prefixed); empty when valid."""
-    from kernels.result import MESSAGE_CODES
-
     if not isinstance(profile, dict):
         return ["profile must be an object"]
     errors: list[str] = []

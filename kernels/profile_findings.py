@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernels.result import Message
+from kernels.messages import Message
 
 LESSONS = {
     "profile_uncoalesced": "/lessons/coalescing",

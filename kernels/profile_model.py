@@ -48,7 +48,6 @@ from typing import Any
 
 import numpy as np
 
-from kernels import profile as prof
 
 
 @dataclass(frozen=True)
@@ -113,6 +112,10 @@ MEASURED_ACCURACY: dict[str, dict[str, Any]] = {
     "H100": {"median_abs_error_pct": 26.2, "spearman": 0.912, "kernels": 110},
 }
 
+
+
+def _number_or_null(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0)
 
 def gpu_model(name: str | None = None) -> GpuModel:
     return GPUS[name or DEFAULT_GPU]
@@ -388,14 +391,14 @@ def validate(profile: dict[str, Any]) -> list[str]:
     est = profile.get("estimate")
     if est is not None:
         ok = isinstance(est, dict) and est.get("label") == "estimate" and est.get("bound") in BOUNDS \
-            and prof._number_or_null(est.get("time_ms")) and est.get("time_ms") is not None \
+            and _number_or_null(est.get("time_ms")) and est.get("time_ms") is not None \
             and isinstance(est.get("accuracy"), dict) and isinstance(est.get("terms_ms"), dict)
         if not ok:
             errors.append("profile.estimate needs label \"estimate\", time_ms, bound, terms_ms and accuracy")
     roof = profile.get("roofline")
     if roof is not None:
         ok = isinstance(roof, dict) and isinstance(roof.get("points"), list) \
-            and prof._number_or_null(roof.get("bandwidth_gbs")) and prof._number_or_null(roof.get("compute_gflops")) \
+            and _number_or_null(roof.get("bandwidth_gbs")) and _number_or_null(roof.get("compute_gflops")) \
             and all(isinstance(p, dict) and p.get("who") in ("attempt", "reference", "framework")
                     and p.get("kind") in ("estimate", "measured") for p in roof["points"])
         if not ok:

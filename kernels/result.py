@@ -18,87 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from kernels.messages import MESSAGE_CODES, Message, code_fields  # noqa: F401 (the result document's message vocabulary, re-exported)
+
 VERSION = 1
 VERDICTS = ("accepted", "wrong_answer", "compile_error", "runtime_error", "time_limit_exceeded",
             "memory_limit_exceeded", "rejected", "internal_error")
 TEST_STATUSES = ("pass", "fail", "error")
 TIMING_KEYS = ("queued_s", "compile_s", "test_s", "bench_s", "total_s")
-
-# code → the parameters it carries (every value a str, int or float).
-MESSAGE_CODES: dict[str, tuple[str, ...]] = {
-    "all_passed": ("total",),
-    "tests_failed": ("failed", "total", "case"),  # "first:" the named case's own message
-    "case_failed": ("case",),  # a fault decided the verdict: the named case's own message
-    "compile_failed": ("line", "detail"),  # line 0: the compiler named none
-    "compile_failed_plain": (),
-    "rejected": ("line", "detail"),
-    "needs_gpu": ("line", "feature"),  # valid CUDA the emulator does not run (CUB …): verdict rejected
-    "compile_timeout": ("seconds",),
-    "bench_timeout": ("seconds",),
-    "bench_wrong": ("case", "detail"),
-    # a time below the device's physical floor (#26): no time recorded, flagged for review
-    "bench_below_floor": ("case", "ms", "floor_ms", "bound"),
-    "internal": (),
-    "mismatch": ("where", "expected", "got", "count", "size", "never_written"),
-    "size_mismatch": ("name", "want", "got"),
-    "wrote_outside": ("buffer", "before", "before_first", "after", "after_first"),
-    "input_modified": ("name", "count", "first"),
-    "fault": ("name", "detail"),  # name: the fault's own (English) name, e.g. "out-of-bounds read"
-    "time_limit": ("seconds",),
-    "process_died": ("how",),
-    # the emulator's diagnostics and faults (#28, kernels/emu/messages.py): a region is buffer, shared,
-    # dynamic_shared or static_shared (name "" for the last two); an access read or write; line 0: unknown
-    "race": ("region", "name", "index", "offset", "thread", "block", "access", "line", "other_thread",
-             "other_block", "other_access", "other_line", "scope"),  # index/offset -1: not named; scope block/grid
-    "race_order": ("where", "expected", "got", "count", "size", "never_written"),
-    "uninitialised_read": ("region", "name", "offset", "thread", "block", "line"),
-    "out_of_bounds": ("access", "bytes", "region", "name", "index", "last", "thread", "block", "line"),
-    "out_of_bounds_dynamic": ("access", "bytes", "offset", "size_bytes", "thread", "block", "line"),
-    "out_of_bounds_far": ("access", "name", "index", "last", "line"),  # past the guard bands: a segfault
-    "divergent_barrier": ("line", "thread", "block", "done", "total"),
-    "divergent_barrier_places": ("line", "other_line", "thread", "block"),
-    "shuffle_source": ("lane", "warp", "source", "op", "mask"),  # mask "": the source lane had finished
-    "warp_mask": ("op", "line", "mask", "lane", "warp", "count"),
-    "deadlock_barrier": ("op", "line", "mask", "lane", "warp", "other_line"),
-    "deadlock": (),
-    "segfault": ("line", "access", "address"),
-    "segfault_unplaced": (),
-    "stack_overflow": ("line", "stack_kib"),
-    "misaligned_wild": ("line", "access"),
-    "launch_timeout": ("seconds",),
-    "cpu_limit": (),
-    "emu_budget": ("seconds",),
-    "memory_limit": ("megabytes",),
-    # profile findings (#16): kernels/profile_findings.py, each with the lesson that teaches the fix
-    "profile_uncoalesced": ("kernel", "access", "sectors", "ideal"),
-    "profile_bank_conflicts": ("kernel", "wavefronts", "ideal", "ways"),
-    "profile_atomic_contention": ("kernel", "per_address", "max"),
-    "profile_divergence": ("kernel", "efficiency_pct"),
-    "profile_low_occupancy": ("kernel", "occupancy_pct", "limiter"),
-}
-
-
-class Message(str):
-    """An English message that also carries its code and parameters. It is a
-    `str`, so every place that builds, compares or prints messages keeps working."""
-
-    code: str
-    params: dict[str, Any]
-
-    def __new__(cls, text: str, code: str, **params: Any) -> Message:
-        if code not in MESSAGE_CODES:
-            raise ValueError(f"unknown message code {code!r}")
-        obj = super().__new__(cls, text)
-        obj.code, obj.params = code, params
-        return obj
-
-
-def code_fields(message: str) -> dict[str, Any]:
-    """`message_code` / `message_params` for a message (empty for a plain str)."""
-    if isinstance(message, Message):
-        return {"message_code": message.code, "message_params": dict(message.params)}
-    return {}
-
 
 def empty_compile() -> dict[str, Any]:
     return {"ok": False, "seconds": 0.0, "log": "", "diagnostics": []}

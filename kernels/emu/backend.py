@@ -42,7 +42,7 @@ from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, Wi
                                   encode_request, float_bits, int_bits)
 from kernels.emu.messages import coded
 from kernels.emu.source import SourceError, library_headers, prepare
-from kernels.result import Message
+from kernels.messages import Message
 
 # The check run is several times slower than the fast one: only cases this small
 # get it (races and overruns show at small sizes; 16384 threads = 64 blocks of 256).

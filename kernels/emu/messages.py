@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from kernels.result import Message
+from kernels.messages import Message
 
 _LINE = r"(?P<{0}>line \d+|an unknown line)"
 _REGION = r"(?P<{0}>buffer '[^']*'|shared memory array '[^']*'|dynamic shared memory \(extern __shared__\)|" \

@@ -22,7 +22,7 @@ from pathlib import Path
 from kernels.emu import jail
 from kernels.emu.protocol import (MAX_WIRE_BUFFERS, RESPONSE_HEADER, RESPONSE_MAGIC, WireResponse,
                                   decode_body)
-from kernels.result import Message
+from kernels.messages import Message
 
 STDERR_CAP_BYTES = 64 * 1024
 PIPE_BYTES = 1 << 20  # the default /proc/sys/fs/pipe-max-size
