@@ -93,3 +93,23 @@ def test_images_outside_the_figures_folder_and_missing_alt_texts_are_errors(tmp_
     assert any("ko.md: image: 'figures/nope.svg'" in e for e in errors)
     assert len(errors) == 4, errors
     assert [w for w in warnings if "unused.svg" in w and "no text places this figure" in w]
+
+
+LESSONS = REPO_ROOT / "lessons"
+DIAGRAM_LESSONS = [p.parent.name for p in sorted(LESSONS.glob("*/lesson.toml")) if 6 <= int(p.parent.name[:2]) <= 21]
+
+
+@pytest.mark.parametrize("folder", DIAGRAM_LESSONS)
+def test_lessons_6_to_21_place_a_small_safe_figure_in_both_languages(folder: str) -> None:
+    """Issue #28: each of these lessons explains its pattern with a picture; the
+    file is small, servable, and placed in both texts."""
+    lesson = LESSONS / folder
+    figures = sorted((lesson / "figures").glob("*.svg"))
+    assert figures, f"{folder}: no figure"
+    for path in figures:
+        data = path.read_bytes()
+        assert len(data) < 20 * 1024, f"{path.name}: {len(data)} bytes"
+        assert figure_problem(path.name, data) is None
+        assert b" width=" not in data.split(b">", 1)[0], "the <svg> element must scale: viewBox only"
+        for lang in ("ko", "en"):
+            assert f"](figures/{path.name})" in (lesson / f"{lang}.md").read_text(encoding="utf-8"), (lang, path.name)
