@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from app.cli import main as kdojo
 from app.content.figures import figure_problem
 from app.settings import REPO_ROOT
 from app.validate import validate
@@ -49,6 +50,14 @@ def test_a_scripted_svg_is_refused_by_name(tmp_path: Path) -> None:
     problems = _problems(lesson)
     assert len(problems) == 1
     assert "01-add-one/figures/evil.svg: (file): refused: contains <script>" in problems[0]
+
+
+def test_kdojo_lessons_validate_exits_1_naming_the_scripted_figure(tmp_path: Path, capsys) -> None:
+    lesson = _lesson(tmp_path, {"evil.svg": SVG.format('<rect onmouseover="alert(1)"/>')},
+                     "![Evil](figures/evil.svg)", "![악](figures/evil.svg)")
+    assert kdojo(["lessons", "validate", str(lesson), "--no-judge"]) == 1
+    out = capsys.readouterr().out
+    assert "figures/evil.svg: (file): refused: <rect> has an event handler attribute 'onmouseover'" in out
 
 
 @pytest.mark.parametrize(("body", "words"), [
