@@ -63,6 +63,8 @@ def _svg_problem(data: bytes) -> str | None:
         return "not UTF-8 text"
     if re.search(r"<!(?:DOCTYPE|ENTITY)", text, re.I):  # entities can hide anything, or explode
         return "has a DOCTYPE or ENTITY declaration"
+    if re.search(r"<\?xml-stylesheet", text, re.I):  # ElementTree drops processing instructions: look first
+        return "loads a stylesheet (<?xml-stylesheet?>)"
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:

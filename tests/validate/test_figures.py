@@ -76,6 +76,8 @@ def test_figure_problem_names_what_is_wrong(body: str, words: str) -> None:
 
 @pytest.mark.parametrize(("data", "words"), [
     (b'<!DOCTYPE svg [<!ENTITY a "b">]><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>', "DOCTYPE"),
+    (b'<?xml-stylesheet href="https://e.com/x.css"?><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>',
+     "stylesheet"),
     (b'<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>', "no viewBox"),
     (b"<html><script>x</script></html>", "root element is not <svg>"),
     (b"<svg", "not well-formed"),
