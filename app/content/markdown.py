@@ -4,7 +4,9 @@ Raw HTML in the source is escaped (markdown-it `html=False`), headings get
 anchors, fenced code is highlighted by Pygments (CUDA by its own lexer),
 consecutive fences tagged `tab=Label` become one tab group, `::: hint|note|warning`
 become admonitions, and `$…$` / `$$…$$` are protected from Markdown and emitted
-as `\\(…\\)` / `\\[…\\]` for KaTeX's auto-render on the client.
+as `\\(…\\)` / `\\[…\\]` for KaTeX's auto-render on the client. An image
+`![alt](figures/name.svg)` becomes that lesson's figure URL (app/content/figures.py);
+any other image address is shown as its alt text, never fetched.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
+
+from app.content.figures import figure_name
 
 ADMONITIONS = ("hint", "note", "warning")
 _ADMONITION_TITLES = {
@@ -141,6 +145,17 @@ def _render_link_open(self: Any, tokens: Sequence[Token], idx: int, options: Any
     return self.renderToken(tokens, idx, options, env)
 
 
+def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
+    token = tokens[idx]
+    alt = html.escape(self.renderInlineAsText(token.children or [], options, env), quote=True)
+    name = figure_name(str(token.attrGet("src") or ""))
+    base = env.get("figures_url")
+    if name is None or not base:  # not a figure of this lesson: nothing to fetch
+        return f'<span class="figure-missing">{alt}</span>'
+    # Explicit width and height would fix an SVG's size; CSS scales it to the column instead.
+    return f'<img class="lesson-figure" src="{html.escape(base + name, quote=True)}" alt="{alt}" loading="lazy">'
+
+
 def _render_table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
     # A wide table scrolls inside its own box: on a 390 px phone it would
     # otherwise widen the whole page (issue #13).
@@ -165,17 +180,30 @@ def _parser() -> MarkdownIt:
     md.add_render_rule("math_block", _math_block)
     md.add_render_rule("math_block_label", _math_block)
     md.add_render_rule("link_open", _render_link_open)
+    md.add_render_rule("image", _render_image)
     md.add_render_rule("table_open", _render_table_open)
     md.add_render_rule("table_close", _render_table_close)
     return md
 
 
 @functools.lru_cache(maxsize=512)
-def render_markdown(text: str, lang: str = "ko") -> str:
-    """Markdown → HTML (cached by text and language: a page render is a lookup)."""
+def render_markdown(text: str, lang: str = "ko", figures_url: str = "") -> str:
+    """Markdown → HTML (cached by text and language: a page render is a lookup).
+    `figures_url` (`/lessons/<id>/figures/`) is where `figures/…` images are served."""
     if lang not in _ADMONITION_TITLES:
         raise ValueError(f"unknown language {lang!r}")
-    return _parser().render(text, {"lang": lang})
+    return _parser().render(text, {"lang": lang, "figures_url": figures_url})
+
+
+def images(text: str) -> list[tuple[str, str]]:
+    """(address, alt text) of every image in a Markdown text, in order."""
+    found = []
+    for block in _parser().parse(text, {"lang": "ko"}):
+        for token in block.children or []:
+            if token.type == "image":
+                alt = "".join(child.content for child in token.children or [])
+                found.append((str(token.attrGet("src") or ""), alt))
+    return found
 
 
 @functools.lru_cache(maxsize=1024)

@@ -9,6 +9,8 @@ from typing import Any
 
 from app.content.catalog import LANGS, _lesson_meta, split_front_matter  # the loader's own rules
 from app.content.errors import LessonError
+from app.content.figures import FIGURE_NAME_RE, FIGURES_DIR, figure_name, figure_path, figure_problem
+from app.content.markdown import images
 from app.content.translation import check as translation_check
 from app.validate import drift
 from app.validate.report import LessonReport
@@ -120,3 +122,33 @@ def unlisted_exercises(lesson_dir: Path, listed: tuple[str, ...], report: Lesson
         if spec.parent.name not in listed:
             report.warn(lesson_dir / "lesson.toml", "exercises",
                         f"folder {spec.parent.name!r} is not listed: learners never see it")
+
+
+def check_figures(lesson_dir: Path, report: LessonReport) -> None:
+    """Every file in figures/ is one the server will serve (named, typed, no script),
+    and every image a text places is one of them, with an alt text (issue #28)."""
+    folder = lesson_dir / FIGURES_DIR
+    files = sorted(p for p in folder.iterdir()) if folder.is_dir() else []
+    for path in files:
+        if not FIGURE_NAME_RE.fullmatch(path.name) or not path.is_file():
+            report.error(path, "(file)", "not served: a figure is a .svg or .png file named in "
+                                         "lower-case letters, digits, '-' and '_'")
+        elif (problem := figure_problem(path.name, path.read_bytes())) is not None:
+            report.error(path, "(file)", f"refused: {problem}")
+    placed: set[str] = set()
+    for lang in LANGS:
+        text = lesson_dir / f"{lang}.md"
+        if not text.is_file():
+            continue
+        for src, alt in images(text.read_text(encoding="utf-8")):
+            name = figure_name(src)
+            if name is None or figure_path(lesson_dir, name) is None:
+                report.error(text, "image", f"{src!r}: an image must be a file of this lesson's figures/ "
+                                            "folder, written `figures/name.svg`")
+                continue
+            placed.add(name)
+            if not alt.strip():
+                report.error(text, "image", f"{src!r} has no alt text: write what it shows in {lang}")
+    for path in files:
+        if path.name not in placed and FIGURE_NAME_RE.fullmatch(path.name):
+            report.warn(path, "(file)", "no text places this figure: learners never see it")

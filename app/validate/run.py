@@ -53,6 +53,7 @@ def validate_lesson(lesson_dir: Path, judge: Any | None) -> LessonReport:
     report = LessonReport(path=display(lesson_dir))
     meta = content.check_meta(lesson_dir, report)
     content.check_texts(lesson_dir, report)
+    content.check_figures(lesson_dir, report)
     if meta is None:
         return report
     content.unlisted_exercises(lesson_dir, meta["exercises"], report)
