@@ -78,3 +78,11 @@ def test_the_korean_prose_has_no_english_sentence(kit, folder):
     ko = kit.read_text(folder, "ko")
     prose = re.sub(r"`[^`]*`|\$\$.*?\$\$", "", re.sub(r"^```.*?^```", "", ko.body, flags=re.S | re.M), flags=re.S)
     assert not re.search(r"\b(the|and|with|of|is)\b", prose), f"{ko.path}: an English sentence"
+
+
+@pytest.mark.parametrize("folder", SHAPE)
+def test_both_texts_name_every_exercise_of_the_lesson(kit, folder):
+    ids = [kit.read_exercise_toml(folder, name)["id"] for name in kit.read_lesson_toml(folder)["exercises"]]
+    for lang in kit.LANGS:
+        body = kit.read_text(folder, lang).body
+        assert all(i in body for i in ids), f"{folder}/{lang}.md: {[i for i in ids if i not in body]}"
