@@ -14,26 +14,17 @@ import numpy as np
 import pytest
 from kernels.buffers import from_float64, to_float64
 
-# Exercises whose outputs are whole-array checks of the first lessons (one dimension).
+# The exercises of lessons 01-03 written with their lessons: one-dimensional buffers.
 ONE_DIMENSIONAL = [("01-elementwise", "saxpy"), ("02-reduction", "full_sum"),
                    ("03-warp-broadcast", "basic"), ("03-warp-broadcast", "conditional"),
                    ("03-warp-broadcast", "shuffle")]
 ATTENTION = [("16-attention", "three_kernels"), ("16-attention", "fused_rows"), ("17-flash-attention", "forward")]
 SEEDS = range(4)
-
-
+# Mojo GPU Puzzle 25: the seed data and outputs, exactly
 SEED_BASIC_OUT = [float(v) for v in range(11, 43)]
-
-
 SEED_CONDITIONAL_IN = [3, 1, 7, 2, 9, 4, 6, 8] * 4
-
-
 SEED_CONDITIONAL_OUT = [1.5, 0.5, 14.0, 1.0, 18.0, 2.0, 12.0, 16.0] * 4
-
-
 SEED_SHUFFLE_IN = [2, 4, 6, 8] + [1, 3, 5, 7] * 7
-
-
 SEED_SHUFFLE_OUT = [30.0, 50.0, 70.0, 45.0] + [20.0, 40.0, 60.0, 40.0] * 6 + [20.0, 40.0, 60.0, 35.0]
 
 

@@ -179,14 +179,8 @@ def test_softmax_cases_overflow_without_the_row_max_and_need_cross_warp_sums(kit
 
 
 TILE = 4096            # scan.inclusive: elements per block
-
-
 CHUNK = 1024           # scan.rows: elements per step of a block along its row
-
-
 HIST_GRID_MAX = 512    # histogram.bytes: the launch's cap on blocks
-
-
 CHECKED_THREADS = 16384  # cases up to this many threads also run on the emulator's race checker
 
 

@@ -176,8 +176,6 @@ def test_transpose_cases_catch_every_named_bug(kit):
 
 
 COMPACTION = [("10-compaction", "select"), ("10-compaction", "partition")]
-
-
 # The emulator runs a case a second time with threads and blocks in reverse order
 # when it has at most this many threads (docs/emulator.md, "Small cases run twice").
 REVERSE_RUN_THREADS = 16384
