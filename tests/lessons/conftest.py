@@ -95,6 +95,16 @@ def read_exercise_toml(folder: str, name: str) -> dict:
     return tomllib.loads((exercise_dir(folder, name) / "exercise.toml").read_text(encoding="utf-8"))
 
 
+def read_cases(folder: str, name: str, section: str = "tests") -> list[dict]:
+    """An exercise's cases of one section (`tests` or `benchmark`), as fresh dicts; a
+    `sizes` list is one case per size of the spec's first dimension."""
+    spec = read_exercise_toml(folder, name)
+    table = spec[section]
+    if "cases" in table:
+        return [dict(case) for case in table["cases"]]
+    return [{spec["dims"]["names"][0]: size} for size in table["sizes"]]
+
+
 def load_reference(folder: str, name: str) -> ModuleType:
     """Import an exercise's reference.py from its path, as the judge does."""
     path = exercise_dir(folder, name) / "reference.py"
@@ -115,4 +125,4 @@ def kit():
         LESSONS_DIR=LESSONS_DIR, LANGS=LANGS, lesson_dir=lesson_dir,
         read_lesson_toml=read_lesson_toml, read_text=read_text, file_stamp=file_stamp,
         exercise_dir=exercise_dir, read_exercise_toml=read_exercise_toml,
-        load_reference=load_reference)
+        cases=read_cases, load_reference=load_reference)
