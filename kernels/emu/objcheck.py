@@ -85,6 +85,7 @@ class _Section:
     link: int
     info: int
     entsize: int
+    flags: int = 0
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ class _Symbol:
     type: int
     shndx: int
     size: int
+    value: int = 0
 
 
 class _Elf:
@@ -107,7 +109,7 @@ class _Elf:
             raise ObjectRefused("the compiled kernel's section table could not be read")
         raw = [self._unpack("<IIQQQQIIQQ", shoff + i * 64) for i in range(shnum)]
         names = raw[shstrndx]
-        self.sections = [_Section(self._string(names[4], names[5], r[0]), r[1], r[4], r[5], r[6], r[7], r[9])
+        self.sections = [_Section(self._string(names[4], names[5], r[0]), r[1], r[4], r[5], r[6], r[7], r[9], r[2])
                          for r in raw]
 
     def _unpack(self, fmt: str, offset: int) -> tuple:
@@ -133,8 +135,9 @@ class _Elf:
             raise ObjectRefused("the compiled kernel's object has too many symbols")
         out = []
         for i in range(count):
-            name, info, _, shndx, _, size = self._unpack("<IBBHQQ", table.offset + i * 24)
-            out.append(_Symbol(self._string(strings.offset, strings.size, name), info >> 4, info & 0xF, shndx, size))
+            name, info, _, shndx, value, size = self._unpack("<IBBHQQ", table.offset + i * 24)
+            out.append(_Symbol(self._string(strings.offset, strings.size, name), info >> 4, info & 0xF, shndx, size,
+                               value))
         return out
 
     def relocations(self, section_index: int, symbols: list[_Symbol]) -> list[tuple[int, _Symbol, int]]:
