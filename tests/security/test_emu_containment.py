@@ -294,6 +294,23 @@ def test_static_shared_memory_past_a_gpus_48_kb_is_refused(exercise, backend, se
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
+@pytest.mark.parametrize("bypass", [False, True])
+def test_static_shared_memory_is_counted_per_kernel(exercise, backend, secret, bypass):
+    # Two 32 KB arrays, each under the limit, were accepted; a GPU adds a kernel's statics up.
+    result, wall = judge(exercise, backend, attack("static_shared_total.cu", A=8192, B=8192), bypass=bypass,
+                         keep_objects=True)
+    assert result["verdict"] == "compile_error", result["message"]
+    assert "shared" in result["message"] and "49152" in result["message"], result["message"]
+    if not bypass:
+        assert "'block_sum' uses too much shared data" in result["message"], result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_48_kb_of_static_shared_memory_in_two_arrays_is_allowed(exercise, backend):
+    result, _ = judge(exercise, backend, attack("static_shared_total.cu", A=8192, B=4096), bypass=False)
+    assert result["verdict"] == "wrong_answer", result["message"]
+
+
 def test_exactly_48_kb_of_static_shared_memory_is_allowed(exercise, backend):
     result, _ = judge(exercise, backend, attack("static_shared_size.cu", SIZE=12288), bypass=False)
     assert result["verdict"] == "wrong_answer", result["message"]
