@@ -23,7 +23,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernels.emu.objcheck import _LEARNER, _STT_FUNC, _SHN_UNDEF, ObjectRefused, _Elf, _Symbol
+from kernels.emu.objcheck import (
+    _LEARNER,
+    _SHN_UNDEF,
+    _STT_FUNC,
+    ObjectRefused,
+    _Elf,
+    _Symbol,
+)
 
 _SANITIZER_PREFIX = "__tsan_"
 _STB_LOCAL = 0
