@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from kernels.emu import jail, objcheck
+from kernels.emu import instrumented, jail, objcheck
 from kernels.emu.launcher import LAUNCHER_FILE, LEARNER_FILE
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
@@ -260,6 +260,33 @@ def _check_objects(work: Path, tu_text: str, kernels: tuple[str, ...]) -> None:
     for v in VARIANTS:
         sanitized = v == "check" or bool(_VOLATILE.search(tu_text))  # -fsanitize=thread's own constructor
         objcheck.check_object(work / f"tu_{v}.o", sanitized, library, kernels)
+    _check_instrumented(work / "tu_check.o", kernels)
+
+
+DISASSEMBLE_S = 10.0  # objdump's CPU and wall time on the check object
+_DISASSEMBLY_BYTES = 64 << 20
+
+
+def _check_instrumented(obj: Path, kernels: tuple[str, ...]) -> None:
+    """Every learner function of the check program carries the memory checks, or touches no
+    memory (kernels/emu/instrumented.py): raises ObjectRefused. The object's code is the
+    learner's to shape, so objdump runs jailed like the compiler and addr2line."""
+    elf, symbols, functions = instrumented.uninstrumented(obj, kernels)
+    if not functions:
+        return
+    tool = shutil.which("objdump")
+    if tool is None:
+        raise ToolchainError("the emulator needs objdump (binutils) to check the built kernel")
+    argv = [tool, "-d", "-w", "--no-show-raw-insn", *(f"-j{name}" for name in instrumented.sections(functions, elf)),
+            obj.name]
+    launch = jail.compile_launch(argv, obj.parent, [], math.ceil(DISASSEMBLE_S), jail.compile_memory_bytes(),
+                                 writable=False)
+    proc = jail.spawn(launch, cwd=obj.parent, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                      stderr=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"}, start_new_session=True)
+    outs = _read_bounded({"objdump": proc}, time.monotonic() + DISASSEMBLE_S, _DISASSEMBLY_BYTES, 0)
+    if outs is None or proc.returncode != 0 or outs["objdump"].endswith(b" bytes of output dropped]\n"):
+        raise objcheck.ObjectRefused("the compiled kernel could not be checked within its limits (too large)")
+    instrumented.check_listing(elf, symbols, functions, outs["objdump"].decode("utf-8", errors="replace"))
 
 
 _MAX_PREPROCESSED_BYTES = 64 << 20

@@ -21,6 +21,15 @@ NVRTC_MACROS = ("#define __CUDACC__ 1", "#define __CUDACC_RTC__ 1", "#define __C
 # have read them already, and a kernel that could test them could misbehave only where it
 # is not checked (read past its shared array in the fast build alone).
 BUILD_MACROS_UNDEFINED = ("#undef KDOJO_CHECK", "#undef KDOJO_VOLATILE_STEPS", "#undef __SANITIZE_THREAD__")
+# The runtime's own unchecked plumbing (no_sanitize_thread): not the learner's to use.
+RUNTIME_MACROS_UNDEFINED = ("#undef KDOJO_UNCHECKED", "#undef KDOJO_NO_COVERAGE")
+# What turns the check program's memory checks off, and inline assembly (whose loads and stores
+# no check sees), poisoned for the learner's code: g++ itself refuses every later use in any
+# spelling (digraph attributes, token pasting, `#undef`); the runtime's macros, defined before,
+# may still expand to them. The wall on what was built is kernels/emu/instrumented.py.
+POISONED = ("asm", "__asm", "__asm__", *(name for base in (
+    "no_sanitize", "no_sanitize_thread", "no_sanitize_address", "no_sanitize_undefined", "no_sanitize_coverage",
+    "no_address_safety_analysis", "disable_sanitizer_instrumentation") for name in (base, f"__{base}__")))
 
 
 # C++ library headers a source may need beyond the runtime's (kernels/emu/source.py
@@ -38,8 +47,9 @@ def translation_unit(learner_text: str, kernels: list[str], library: tuple[str, 
     for header in library:
         if header not in _LIBRARY:
             raise ValueError(f"not a library header the emulator adds: {header!r}")
+    poison = [f"#pragma GCC poison {' '.join(POISONED)}"] if POISONED else []
     lines = [*(f"#include <{h}>" for h in library), '#include "kdojo_cuda.h"', *NVRTC_MACROS, *BUILD_MACROS_UNDEFINED,
-             "namespace kdojo_user {", f'#line 1 "{LEARNER_FILE}"',
+             *RUNTIME_MACROS_UNDEFINED, *poison, "namespace kdojo_user {", f'#line 1 "{LEARNER_FILE}"',
              learner_text.rstrip("\n"), "}", f'#line 1 "{LAUNCHER_FILE}"', "namespace kdojo_launch {"]
     # Every name below is the runtime's (kdojo…): the learner's macros are still defined
     # here, and `#define k0 0.79788456f` or `#define a 2` must not rewrite this table.

@@ -21,7 +21,8 @@ are the learner's to shape, so no external parser runs on it):
   -fsanitize=thread: an entry pointing at code that only calls __tsan_init),
   no ifunc;
 * no section outside the set g++ makes for ordinary code;
-* no more static shared memory than a GPU takes (48 KB; NVRTC refuses more).
+* no more static shared memory than a GPU takes (48 KB; NVRTC refuses more), per
+  declaration and per kernel.
 
 A refusal is the learner's compile_error with one line (ObjectRefused).
 """
@@ -63,6 +64,7 @@ STATIC_SHARED_MAX_BYTES = 48 * 1024
 # the variable, and alignment padding (at most 2 x 128) besides.
 _SHARED_PADDING_BYTES = 4 + 2 * 256
 _SHARED_SLACK_BYTES = 2 * 128
+_SHARED_ALIGN_BYTES = 124  # the most padding before the variable, for alignments up to 128
 _SHARED_STATIC = re.compile(r"\d[A-Za-z_]\w*_kdojo_(?:E|$)")
 _MAX_SECTIONS = 1 << 16
 _MAX_SYMBOLS = 1 << 20
@@ -85,6 +87,7 @@ class _Section:
     link: int
     info: int
     entsize: int
+    flags: int = 0
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class _Symbol:
     type: int
     shndx: int
     size: int
+    value: int = 0
 
 
 class _Elf:
@@ -107,7 +111,7 @@ class _Elf:
             raise ObjectRefused("the compiled kernel's section table could not be read")
         raw = [self._unpack("<IIQQQQIIQQ", shoff + i * 64) for i in range(shnum)]
         names = raw[shstrndx]
-        self.sections = [_Section(self._string(names[4], names[5], r[0]), r[1], r[4], r[5], r[6], r[7], r[9])
+        self.sections = [_Section(self._string(names[4], names[5], r[0]), r[1], r[4], r[5], r[6], r[7], r[9], r[2])
                          for r in raw]
 
     def _unpack(self, fmt: str, offset: int) -> tuple:
@@ -133,8 +137,9 @@ class _Elf:
             raise ObjectRefused("the compiled kernel's object has too many symbols")
         out = []
         for i in range(count):
-            name, info, _, shndx, _, size = self._unpack("<IBBHQQ", table.offset + i * 24)
-            out.append(_Symbol(self._string(strings.offset, strings.size, name), info >> 4, info & 0xF, shndx, size))
+            name, info, _, shndx, value, size = self._unpack("<IBBHQQ", table.offset + i * 24)
+            out.append(_Symbol(self._string(strings.offset, strings.size, name), info >> 4, info & 0xF, shndx, size,
+                               value))
         return out
 
     def relocations(self, section_index: int, symbols: list[_Symbol]) -> list[tuple[int, _Symbol, int]]:
@@ -219,17 +224,55 @@ def check_object(path: Path, sanitized: bool, library: frozenset[str], kernels: 
 
 def _check_shared(elf: _Elf, symbols: list[_Symbol]) -> None:
     """Static shared memory over a GPU's 48 KB, refused as NVRTC refuses it for a GPU (its
-    ptxas: "uses too much shared data"). A declaration source.py rewrote is a padded static
-    named `NAME_kdojo_` (256 bytes each side, plus up to twice its alignment: that much
-    slack is allowed); one it did not (a bypassed rewrite) is in the check build's
+    ptxas: "uses too much shared data"), per declaration and per function: the statics of one
+    kernel (or device function) add up, as ptxas adds them. A declaration source.py rewrote is a
+    padded static named `NAME_kdojo_` (256 bytes each side, plus up to twice its alignment: that
+    much slack is allowed); one it did not (a bypassed rewrite) is in the check build's
     `kdojo_shared` section, without padding."""
-    for section in elf.sections:
-        if section.name == "kdojo_shared" and section.size > STATIC_SHARED_MAX_BYTES:
-            raise ObjectRefused(_shared_message(section.size))
+    loose = {i for i, section in enumerate(elf.sections) if section.name == "kdojo_shared"}
+    for i in loose:
+        if elf.sections[i].size > STATIC_SHARED_MAX_BYTES:
+            raise ObjectRefused(_shared_message(elf.sections[i].size))
+    per_function: dict[str, int] = {}
     for sym in symbols:
-        if sym.type == _STT_OBJECT and _SHARED_STATIC.search(sym.name) and \
-                sym.size > STATIC_SHARED_MAX_BYTES + _SHARED_PADDING_BYTES + _SHARED_SLACK_BYTES:
-            raise ObjectRefused(_shared_message(sym.size - _SHARED_PADDING_BYTES))
+        if sym.type != _STT_OBJECT:
+            continue
+        if _SHARED_STATIC.search(sym.name):
+            if sym.size > STATIC_SHARED_MAX_BYTES + _SHARED_PADDING_BYTES + _SHARED_SLACK_BYTES:
+                raise ObjectRefused(_shared_message(sym.size - _SHARED_PADDING_BYTES))
+            # at least this much is the variable: its alignment's padding is at most 124 bytes
+            payload = sym.size - _SHARED_PADDING_BYTES - _SHARED_ALIGN_BYTES
+        elif sym.shndx in loose:
+            payload = sym.size
+        else:
+            continue
+        function = _enclosing_function(sym.name)
+        if function:
+            per_function[function] = per_function.get(function, 0) + max(0, payload)
+    for function, total in per_function.items():
+        if total > STATIC_SHARED_MAX_BYTES:
+            named = re.match(r"N10kdojo_user(\d+)", function)  # kdojo_user::NAME(…), a kernel's usual form
+            if named:
+                function = function[named.end():named.end() + int(named.group(1))]
+            raise ObjectRefused(f"'{function[:60]}' uses too much shared data ({total} bytes of static shared "
+                                f"memory in all, {STATIC_SHARED_MAX_BYTES} max, as on a GPU): use dynamic shared "
+                                "memory (extern __shared__) for more")
+
+
+def _enclosing_function(name: str) -> str:
+    """The function a local static belongs to, from its mangled name `_ZZ<function>E<len><name>`
+    (with an optional discriminator): the function's own plain name where it is one
+    (`_ZZ9block_sumE4tile` → block_sum), else its mangled encoding; '' for a static
+    outside any function."""
+    if not name.startswith("_ZZ"):
+        return ""
+    for m in reversed(list(re.finditer(r"E(\d+)", name))):
+        start, length = m.end(), int(m.group(1))
+        if start + length <= len(name) and re.fullmatch(r"(?:_\d|__\d+_)?", name[start + length:]):
+            encoding = name[3:m.start()]
+            plain = re.fullmatch(r"(\d+)([A-Za-z_]\w*)", encoding)
+            return plain.group(2) if plain and len(plain.group(2)) == int(plain.group(1)) else encoding
+    return ""
 
 
 def _shared_message(size: int) -> str:

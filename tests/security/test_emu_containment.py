@@ -30,7 +30,7 @@ from kernels.catalog import find_exercise
 from kernels.compile import CompileResult
 from kernels.constants import read_constants
 from kernels.emu import backend as emu_backend
-from kernels.emu import jail
+from kernels.emu import jail, launcher
 from kernels.backend import BuildError
 from kernels.emu.backend import EmuBackend
 from kernels.spec import Limits
@@ -62,13 +62,19 @@ def secret(tmp_path_factory):
     path.unlink(missing_ok=True)
 
 
-def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False, keep_objects: bool = False) -> None:
+def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False, keep_objects: bool = False,
+                   keep_poison: bool = False) -> None:
     def compiled_ok(source, exercise, arch=None):
         constants, _, _ = read_constants(source, exercise)
         return CompileResult("ok", 0.0, constants=constants)
 
     mp.setattr(pipeline, "compile_submission", compiled_ok)
     mp.setattr(emu_backend, "prepare", lambda source: source)
+    if not keep_poison:
+        # g++'s own refusal of asm and no_sanitize in the learner's code (kernels/emu/launcher.py),
+        # and the runtime's unchecked macros undefined for it: bypassed, as a source check.
+        mp.setattr(launcher, "POISONED", ())
+        mp.setattr(launcher, "RUNTIME_MACROS_UNDEFINED", ())
     if not keep_preprocessed:
         mp.setattr(emu_backend.preprocessed, "check", lambda text, runtime_dir: None)
     if not keep_objects:
@@ -77,12 +83,12 @@ def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False, keep
         mp.setattr(emu_backend.toolchain, "_check_objects", lambda work, tu_text, kernels: None)
 
 
-def judge(exercise, backend, source: str, bypass: bool = True,
-          keep_preprocessed: bool = False, keep_objects: bool = False) -> tuple[dict, float]:
+def judge(exercise, backend, source: str, bypass: bool = True, keep_preprocessed: bool = False,
+          keep_objects: bool = False, keep_poison: bool = False) -> tuple[dict, float]:
     started = time.monotonic()
     with pytest.MonkeyPatch.context() as mp:
         if bypass:
-            _bypass_checks(mp, keep_preprocessed, keep_objects)
+            _bypass_checks(mp, keep_preprocessed, keep_objects, keep_poison)
         result = pipeline.run_pipeline(exercise, source, backend, bench=False, seed=3, emit=lambda event: None)
     gc.collect()  # the program's handle (and its processes) go with it, as when a job process ends
     return result, time.monotonic() - started
@@ -257,6 +263,27 @@ def test_the_built_object_is_checked_not_its_spelling(exercise, backend, secret,
     assert_contained(result, wall, secret[1], exercise, backend)
 
 
+@pytest.mark.parametrize("which", range(1, 9))
+def test_a_function_built_without_the_memory_checks_is_refused(exercise, backend, secret, which):
+    # Every source check bypassed, g++'s poisoned names too: a helper compiled without the check
+    # program's instrumentation read past its shared array unseen by any build. The object says so.
+    result, wall = judge(exercise, backend, attack("unsanitized.cu", WHICH=which), keep_objects=True)
+    assert result["verdict"] == "compile_error", result["message"]
+    assert "without the memory checks" in result["message"] and "peek" in result["message"], result["message"]
+    assert "\n" not in result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("which", [1, 4, 6, 7])
+def test_the_compiler_refuses_the_names_that_turn_checks_off(exercise, backend, which):
+    # The text checks and the object wall bypassed: g++'s poisoned names (and the runtime's
+    # unchecked macro, undefined for the learner) end it at the compile.
+    result, _ = judge(exercise, backend, attack("unsanitized.cu", WHICH=which), keep_poison=True)
+    assert result["verdict"] == "compile_error", result["message"]
+    log = result["compile"]["log"]
+    assert ("attempt to use poisoned" if which != 6 else "'KDOJO_UNCHECKED' does not name a type") in log, log
+
+
 @pytest.mark.parametrize("bypass", [False, True])
 def test_static_shared_memory_past_a_gpus_48_kb_is_refused(exercise, backend, secret, bypass):
     # 240 KB was accepted on the emulator; NVRTC refuses over 48 KB for a GPU. Bypassed, the
@@ -266,6 +293,23 @@ def test_static_shared_memory_past_a_gpus_48_kb_is_refused(exercise, backend, se
     assert result["verdict"] == "compile_error", result["message"]
     assert "static shared memory" in result["message"] and "49152" in result["message"]
     assert_contained(result, wall, secret[1], exercise, backend)
+
+
+@pytest.mark.parametrize("bypass", [False, True])
+def test_static_shared_memory_is_counted_per_kernel(exercise, backend, secret, bypass):
+    # Two 32 KB arrays, each under the limit, were accepted; a GPU adds a kernel's statics up.
+    result, wall = judge(exercise, backend, attack("static_shared_total.cu", A=8192, B=8192), bypass=bypass,
+                         keep_objects=True)
+    assert result["verdict"] == "compile_error", result["message"]
+    assert "shared" in result["message"] and "49152" in result["message"], result["message"]
+    if not bypass:
+        assert "'block_sum' uses too much shared data" in result["message"], result["message"]
+    assert_contained(result, wall, secret[1], exercise, backend)
+
+
+def test_48_kb_of_static_shared_memory_in_two_arrays_is_allowed(exercise, backend):
+    result, _ = judge(exercise, backend, attack("static_shared_total.cu", A=8192, B=4096), bypass=False)
+    assert result["verdict"] == "wrong_answer", result["message"]
 
 
 def test_exactly_48_kb_of_static_shared_memory_is_allowed(exercise, backend):
