@@ -25,6 +25,7 @@ NAMES = ("auto", "cuda", "emu")
 def gpu_visible() -> bool:
     if importlib.util.find_spec("cupy") is None:
         return False
+    # CUDA's own device mask (not a judge setting): hidden devices mean no GPU here
     if os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1"):
         return False
     if any(os.path.exists(f"/dev/nvidia{i}") for i in range(16)):

@@ -5,9 +5,9 @@ The default lessons folder is `$KDOJO_LESSONS_DIR`, else `<repo>/lessons`.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from kernels import settings
 from kernels.spec import Exercise, SpecError
 from kernels.spec_parse import load_spec
 
@@ -15,7 +15,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def default_lessons_dir() -> Path:
-    env = os.environ.get("KDOJO_LESSONS_DIR")
+    env = settings.value("KDOJO_LESSONS_DIR")
     return Path(env) if env else REPO_ROOT / "lessons"
 
 

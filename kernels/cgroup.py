@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from kernels import settings
+
 ROOT_ENV = "KDOJO_CGROUP_ROOT"
 CONTROLLERS = ("memory", "pids")
 
@@ -82,7 +84,7 @@ def _enabled(directory: Path) -> set[str]:
 
 def probe(root: str | Path | None = None) -> Probe:
     """Whether job cgroups can be made here (and under which directory)."""
-    chosen = root or os.environ.get(ROOT_ENV)
+    chosen = root or settings.value(ROOT_ENV)
     if chosen:
         directory = Path(chosen)
     else:

@@ -12,14 +12,13 @@ the process was killed or died.
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-from kernels import backends, result as result_doc
+from kernels import backends, result as result_doc, settings
 from kernels.catalog import default_lessons_dir, find_exercise
 from kernels.job_pool import SparePool
 from kernels.nvrtc_child import WALL_CAP_FACTOR
@@ -58,14 +57,8 @@ class _JobLost(Exception):
 
 def tests_budget_from_env(backend: str = "emu") -> float:
     """$KDOJO_TESTS_BUDGET_S, else the backend's default (seconds)."""
-    raw = os.environ.get(TESTS_BUDGET_ENV, "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_TESTS_BUDGET_S.get(backend, DEFAULT_TESTS_BUDGET_S["emu"])
-    except ValueError:
-        raise ValueError(f"{TESTS_BUDGET_ENV}: expected seconds, got {raw!r}") from None
-    if not value > 0:
-        raise ValueError(f"{TESTS_BUDGET_ENV}: expected seconds > 0, got {raw!r}")
-    return value
+    value = settings.value(TESTS_BUDGET_ENV)
+    return value if value is not None else DEFAULT_TESTS_BUDGET_S.get(backend, DEFAULT_TESTS_BUDGET_S["emu"])
 
 
 class UnknownExercise(KeyError):

@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernels import settings
+
 
 class NvrtcUnavailable(RuntimeError):
     """No NVRTC library could be loaded."""
@@ -47,9 +49,10 @@ def _pip_candidates() -> list[Path]:
 def candidate_paths() -> list[Path]:
     """Where NVRTC may be, most specific first."""
     paths: list[Path] = []
-    if os.environ.get("KDOJO_NVRTC"):
-        paths.append(Path(os.environ["KDOJO_NVRTC"]))
+    if settings.value("KDOJO_NVRTC"):
+        paths.append(Path(settings.value("KDOJO_NVRTC")))
     paths += _pip_candidates()
+    # CUDA_PATH is CUDA's own variable (its installers set it), not a judge setting
     for root in filter(None, [os.environ.get("CUDA_PATH"), "/usr/local/cuda"]):
         paths += sorted(Path(root, "lib64").glob("libnvrtc.so*"), reverse=True)
     found = ctypes.util.find_library("nvrtc")

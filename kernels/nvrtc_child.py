@@ -31,11 +31,11 @@ import sys
 import time
 from pathlib import Path
 
+from kernels import settings
 from kernels.cgroup import rlimit_hook
 from kernels.nvrtc import NvrtcOutput
 
 MEMORY_ENV = "KDOJO_COMPILE_MEMORY_MB"
-DEFAULT_MEMORY_MB = 2048
 MAX_RESPONSE_BYTES = 256 * 2**20
 WALL_CAP_FACTOR = 4  # a starved (not a busy) compile may take this many times its limit
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -47,10 +47,7 @@ class CompilerLimit(Exception):
 
 
 def memory_limit_mb() -> int:
-    try:
-        return max(256, int(os.environ.get(MEMORY_ENV, DEFAULT_MEMORY_MB)))
-    except ValueError:
-        return DEFAULT_MEMORY_MB
+    return settings.value(MEMORY_ENV)
 
 
 def _limits_text(memory_mb: int, timeout_s: float) -> str:

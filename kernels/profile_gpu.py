@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from kernels import profile as prof
+from kernels import settings
 
 PROFILE_BUDGET_S = 8.0  # measured on an H100: 5.3 s cold, 3.4-3.8 s warm (docs/benchmarks.md, "Profiling (#16)")
 NCU_METRICS = (
@@ -63,7 +64,7 @@ NCU_METRICS = (
 
 def ncu_path() -> str | None:
     """$KDOJO_NCU, then `ncu` on PATH, then CUDA's usual folders; None where there is none."""
-    for candidate in (os.environ.get("KDOJO_NCU"), shutil.which("ncu"), "/usr/local/cuda/bin/ncu",
+    for candidate in (settings.value("KDOJO_NCU"), shutil.which("ncu"), "/usr/local/cuda/bin/ncu",
                       "/opt/nvidia/nsight-compute/ncu"):
         if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
@@ -73,7 +74,7 @@ def ncu_path() -> str | None:
 def metrics() -> tuple[str, ...]:
     """NCU_METRICS less those named in $KDOJO_NCU_SKIP (comma-separated): an ncu that does
     not know one metric refuses the whole run, so an operator can leave it out."""
-    skip = {m.strip() for m in os.environ.get("KDOJO_NCU_SKIP", "").split(",") if m.strip()}
+    skip = set(settings.value("KDOJO_NCU_SKIP"))
     return tuple(m for m in NCU_METRICS if m not in skip)
 
 

@@ -19,13 +19,12 @@ from __future__ import annotations
 import concurrent.futures
 
 import logging
-import os
 from typing import Any
 
 import numpy as np
 
 from kernels import profile as prof
-from kernels import profile_emu
+from kernels import profile_emu, settings
 from kernels.buffers import make_guarded
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
 from kernels.spec import Exercise
@@ -41,7 +40,7 @@ REFERENCE_ARCH = "sm_90"
 
 def switched_on() -> bool:
     """The staff's global switch: KDOJO_PROFILE=0 (or false/off/no) turns profiling off."""
-    return os.environ.get("KDOJO_PROFILE", "1").strip().lower() not in ("0", "false", "off", "no")
+    return settings.value("KDOJO_PROFILE")
 
 
 def enabled(exercise: Exercise, backend_name: str) -> bool:

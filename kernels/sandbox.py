@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kernels import cgroup
+from kernels import cgroup, settings
 from kernels.catalog import REPO_ROOT
 
 log = logging.getLogger("kernels.judge")
@@ -37,21 +37,16 @@ log = logging.getLogger("kernels.judge")
 MAX_LINE_BYTES = 16 * 2**20
 STDERR_KEEP_BYTES = 64 * 1024
 # variables a job may see; everything else is dropped
-PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "KDOJO_NVRTC", "CUDA_PATH",
-                "LD_LIBRARY_PATH", "KDOJO_LESSONS_DIR", "CUPY_CACHE_DIR", "KDOJO_EMU_CXX",
-                "KDOJO_EMU_CACHE", "KDOJO_COMPILE_MEMORY_MB",
-                # the emulator's sandbox (kernels/emu/jail.py): its memory, and the operator's waiver
-                "KDOJO_EMU_COMPILE_MB", "KDOJO_EMU_MEMORY_MB", "KDOJO_EMU_UNSANDBOXED",
-                # the emulator's wall budget for a whole submission (kernels/emu/backend.py)
-                "KDOJO_EMU_BUDGET_S",
-                # the profiler (kernels/profile_run.py, profile_gpu.py): the staff's switch and ncu
-                "KDOJO_PROFILE", "KDOJO_NCU", "KDOJO_NCU_SKIP")
+# The devices, CUDA's and CuPy's own variables, and every judge setting the job process
+# reads (kernels/settings.py, `to_jobs`).
+PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "CUDA_PATH", "LD_LIBRARY_PATH",
+                "CUPY_CACHE_DIR", *settings.TO_JOBS)
 MEMORY_ENV, PIDS_ENV = "KDOJO_JOB_MEMORY_MB", "KDOJO_JOB_PIDS"
 # the job process, its NVRTC helper (up to KDOJO_COMPILE_MEMORY_MB) and, on the
 # emulator, g++ and the program, together: a backstop above their own limits. On
 # the GPU the host memory is ours (device code allocates none), and a numpy-only
 # reference.py at 2^28 elements needs several GB of it.
-DEFAULT_MEMORY_MB, DEFAULT_PIDS = 8192, 512
+DEFAULT_MEMORY_MB, DEFAULT_PIDS = settings.BY_ENV[MEMORY_ENV].default, settings.BY_ENV[PIDS_ENV].default
 
 
 @dataclass(frozen=True)
@@ -62,19 +57,13 @@ class JobLimits:
     @classmethod
     def from_env(cls) -> "JobLimits":
         """From $KDOJO_JOB_MEMORY_MB / $KDOJO_JOB_PIDS; ValueError names a bad one."""
-        values = {}
-        for field_name, env, default in (("memory_mb", MEMORY_ENV, DEFAULT_MEMORY_MB),
-                                         ("pids", PIDS_ENV, DEFAULT_PIDS)):
-            raw = os.environ.get(env, "").strip()
-            if raw and (not raw.isdigit() or int(raw) < 16):
-                raise ValueError(f"{env}: expected a whole number ≥ 16, got {raw!r}")
-            values[field_name] = int(raw) if raw else default
-        return cls(**values)
+        return cls(memory_mb=settings.value(MEMORY_ENV), pids=settings.value(PIDS_ENV))
 
 
 def clean_env(workdir: Path) -> dict[str, str]:
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(workdir),
            "TMPDIR": str(workdir), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
+    # the judge's own PYTHONPATH, so the job imports the same kernels/ (not a setting: passed on)
     paths = [str(REPO_ROOT)] + [str(Path(p).resolve()) for p in
                                 os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from kernels import settings
 from kernels.backend import (BackendUnavailable, BuildError, Diagnostic, GuardedArray, Launch, Program, RunDiagnostic,
                              RunOutcome, RuntimeFault, unique_diagnostics)
 from kernels.emu import build as toolchain
@@ -65,21 +66,14 @@ DIAGNOSTIC_KINDS = frozenset({"divergent_barrier", "warp_mask", "warp_mask_misma
 # of tests on a loaded 2-core machine, plus 1-3 s of compile); a kernel that sleeps
 # just under its case limit in every case ends here, under 20 s with the job's start.
 BUDGET_ENV = "KDOJO_EMU_BUDGET_S"
-DEFAULT_BUDGET_S = 16.0
+DEFAULT_BUDGET_S = settings.BY_ENV[BUDGET_ENV].default
 _NO_DEADLINE = float("inf")
 
 
 def budget_s() -> float:
     """$KDOJO_EMU_BUDGET_S, else DEFAULT_BUDGET_S. ValueError names a bad value (the
     judge checks it when it starts)."""
-    raw = os.environ.get(BUDGET_ENV, "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_BUDGET_S
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise ValueError(f"{BUDGET_ENV}: expected seconds > 0, got {raw!r}")
-    return value
+    return settings.value(BUDGET_ENV)
 
 
 MAX_DIAGNOSTICS = 32

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from kernels import settings
 from kernels.emu import instrumented, jail, objcheck
 from kernels.emu.launcher import LAUNCHER_FILE, LEARNER_FILE
 
@@ -100,7 +101,7 @@ class Built:
 
 def gxx() -> str | None:
     """The C++ compiler: $KDOJO_EMU_CXX, else g++ on PATH."""
-    return os.environ.get("KDOJO_EMU_CXX") or shutil.which("g++")
+    return settings.value("KDOJO_EMU_CXX") or shutil.which("g++")
 
 
 def toolchain_ok() -> bool:
@@ -111,8 +112,8 @@ def cache_dir() -> Path:
     """Where the runtime's objects are kept between jobs. Not under $HOME: the
     judge gives every job a fresh HOME. $KDOJO_EMU_CACHE, else a `.cache` next to
     the runtime when the install is writable, else /var/tmp/kdojo-emu-<uid>."""
-    if os.environ.get("KDOJO_EMU_CACHE"):
-        return Path(os.environ["KDOJO_EMU_CACHE"])
+    if settings.value("KDOJO_EMU_CACHE"):
+        return Path(settings.value("KDOJO_EMU_CACHE"))
     beside = RUNTIME_DIR.parent / ".cache"
     if os.access(RUNTIME_DIR.parent, os.W_OK):
         return beside

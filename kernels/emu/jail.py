@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from kernels import settings
 from kernels.cgroup import set_capped, user_tasks
 from kernels.emu import seccomp
 
@@ -47,8 +48,6 @@ NOBODY = 65534
 UNSANDBOXED_ENV = "KDOJO_EMU_UNSANDBOXED"
 COMPILE_MB_ENV = "KDOJO_EMU_COMPILE_MB"  # the compile step's memory (its compilers share it)
 MEMORY_MB_ENV = "KDOJO_EMU_MEMORY_MB"  # the address space of a submission's two programs together
-DEFAULT_COMPILE_MB = 2048
-DEFAULT_MEMORY_MB = 2048
 PROGRAM_TASKS = 24  # bubblewrap's two, the program and its (at most 8) worker threads, slack
 COMPILER_TASKS = 32  # sh, g++, cc1plus, as, collect2, ld and bubblewrap's own
 # RLIMIT_NPROC counts every task of uid 65534, the sandboxes started after this one
@@ -66,16 +65,8 @@ COMPILER_FILE_BYTES = 64 << 20
 _TOOLCHAIN_DIRS = ("/usr/bin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/usr/include")
 
 
-def _megabytes(name: str, default: int) -> int:
-    try:
-        value = int(os.environ.get(name, default))
-    except ValueError:
-        value = default
-    return max(64, value)
-
-
 def compile_memory_bytes() -> int:
-    return _megabytes(COMPILE_MB_ENV, DEFAULT_COMPILE_MB) << 20
+    return settings.value(COMPILE_MB_ENV) << 20
 
 
 def program_memory_bytes(variant: str = "fast") -> int:
@@ -84,7 +75,7 @@ def program_memory_bytes(variant: str = "fast") -> int:
     profiler's (which runs after the tests, once the fast one is stopped:
     backend.EmuHandle.process) gets two thirds, the checked one (small cases, one
     thread) a third."""
-    total = _megabytes(MEMORY_MB_ENV, DEFAULT_MEMORY_MB) << 20
+    total = settings.value(MEMORY_MB_ENV) << 20
     return total // 3 if variant == "check" else total * 2 // 3
 
 
@@ -115,7 +106,7 @@ def mode() -> Mode:
             if ok:
                 who = "as uid 65534" if as_nobody else f"as uid {os.geteuid()}"
                 return Mode(True, as_nobody, f"bubblewrap namespaces {who}, seccomp, rlimits")
-    if os.environ.get(UNSANDBOXED_ENV) == "1":
+    if settings.value(UNSANDBOXED_ENV) == "1":
         return Mode(False, _as_nobody_possible(),
                     f"{UNSANDBOXED_ENV}=1: no namespaces ({why}); seccomp and rlimits only")
     return Mode(False, False, f"the emulator refuses to run submissions: {why}; install bubblewrap with "
@@ -129,7 +120,7 @@ def bwrap_works() -> bool:
 def refusal() -> str | None:
     """None when submissions may run here, else the one line for the operator."""
     current = mode()
-    if current.sandboxed or os.environ.get(UNSANDBOXED_ENV) == "1":
+    if current.sandboxed or settings.value(UNSANDBOXED_ENV) == "1":
         return None
     return current.reason
 
@@ -167,7 +158,7 @@ def toolchain_dirs() -> tuple[str, ...]:
     /usr/libexec/gcc rather than all of /usr/lib and /usr/libexec (a host's
     /usr/lib holds other things: os-release, python3, node_modules, databases' files,
     any file an operator put there)."""
-    cxx = os.environ.get("KDOJO_EMU_CXX") or shutil.which("g++") or "g++"
+    cxx = settings.value("KDOJO_EMU_CXX") or shutil.which("g++") or "g++"
     try:
         multiarch = subprocess.run([cxx, "-print-multiarch"], capture_output=True, text=True,
                                    timeout=30).stdout.strip()

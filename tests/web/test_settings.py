@@ -11,7 +11,8 @@ from app.settings import REPO_ROOT, Settings
 
 
 def _documented() -> set[str]:
-    text = (REPO_ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    # the app's table only: the judge's settings have their own section (tests/judge)
+    text = (REPO_ROOT / "docs" / "configuration.md").read_text(encoding="utf-8").split("\n## Judge\n")[0]
     return set(re.findall(r"^\| `KDOJO_([A-Z0-9_]+)` \|", text, flags=re.M))
 
 
