@@ -5,10 +5,10 @@
 
 from fastapi import APIRouter
 
-from app.pages import auth, catalog, figures, fragments, lesson, profile
+from app.pages import auth, catalog, figures, fragments, glossary, lesson, profile
 
 router = APIRouter(include_in_schema=False)
-for module in (catalog, lesson, figures, fragments, profile, auth):
+for module in (catalog, lesson, figures, fragments, glossary, profile, auth):
     router.include_router(module.router)
 
 __all__ = ["router"]

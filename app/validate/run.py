@@ -37,7 +37,26 @@ def validate(path: Path, backend: str = "auto", judge: bool = True) -> Report:
         if judge_obj is not None:
             judge_obj.close()
     _duplicate_ids(report)
+    _glossary(report, dirs[0].parent)
     return report
+
+
+def _glossary(report: Report, lessons_root: Path) -> None:
+    """A malformed glossary, or one naming a lesson that is not there, is the first lesson's error."""
+    from app.content import LessonError
+    from app.content.glossary import GLOSSARY_FILE, load_glossary
+
+    if not report.lessons:
+        return
+    try:
+        terms = load_glossary(lessons_root)
+    except LessonError as exc:
+        report.lessons[0].error(exc.path, exc.field, exc.message)
+        return
+    known = {lesson.id for lesson in report.lessons}
+    for i, term in enumerate(terms):
+        if len(report.lessons) > 1 and term.lesson not in known:
+            report.lessons[0].error(lessons_root / GLOSSARY_FILE, f"terms[{i}].lesson", f"no lesson {term.lesson!r}")
 
 
 def _open_judge(lessons_root: Path, backend: str) -> Any:
