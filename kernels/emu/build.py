@@ -54,11 +54,12 @@ _LEARNER_FLAGS = {
 # A source with `volatile` (the warp-synchronous reduction idiom): both programs
 # call warp_step before each volatile access (runtime/kdojo_check.cpp), so the
 # warp's lanes take them in lockstep as on a GPU; the fast one is then
-# instrumented too, its other hooks doing nothing.
+# instrumented too, its other hooks doing nothing. Every basic block calls
+# warp_branch (trace-pc), so a warp in lockstep reconverges at loops' back edges.
 _VOLATILE_STEPS = {
     "fast": ["-fsanitize=thread", "--param=tsan-distinguish-volatile=1",
-             "--param=tsan-instrument-func-entry-exit=0", "-DKDOJO_VOLATILE_STEPS"],
-    "check": ["--param=tsan-distinguish-volatile=1"],
+             "--param=tsan-instrument-func-entry-exit=0", "-fsanitize-coverage=trace-pc", "-DKDOJO_VOLATILE_STEPS"],
+    "check": ["--param=tsan-distinguish-volatile=1", "-fsanitize-coverage=trace-pc"],
 }
 # `volatile` as a type qualifier; `asm volatile(…)` (in a branch the preprocessor
 # drops, or refused as needing a GPU) is no volatile access.
