@@ -1344,7 +1344,7 @@ void run_grid_parallel(uint64_t blocks, unsigned workers) {
 
 void start_workers(unsigned* count) {
     *count = 0;
-#ifndef KDOJO_CHECK
+#if !defined(KDOJO_CHECK) && !defined(KDOJO_COVER)  // the coverage program counts in one thread
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0) return;
     unsigned want = std::min<unsigned>(static_cast<unsigned>(CPU_COUNT(&set)), kMaxWorkers);
