@@ -35,6 +35,7 @@ from kernels.spec import Exercise
 # A reference's `//` comment excusing its line: `// unreached: only a GPU with … takes it`.
 EXCUSE = re.compile(r"//.*?\bunreached:\s*(\S.*)$")
 COMPILE_S = 120.0
+RUN_S = 120.0
 _PC = re.compile(r"0x([0-9a-f]+)")
 _TRACE_CALL = re.compile(r"^\s*([0-9a-f]+):\s+call\s+[0-9a-f]+ <__sanitizer_cov_trace_pc>", re.M)
 _SYMBOLIZE_BATCH = 4000  # build.symbolize looks up at most 4096 addresses a run
@@ -132,7 +133,9 @@ def cover(exercise: Exercise) -> Coverage:
     backend = _CoverageBackend()
     saved = os.environ.get(BUDGET_ENV)
     os.environ[BUDGET_ENV] = "3600"  # the judge's 16 s is for submissions, not for this check
-    roomy = dataclasses.replace(exercise, limits=dataclasses.replace(exercise.limits, compile_s=COMPILE_S))
+    # The -O1 coverage program runs slower than the fast one: this check is not the judge's time limit.
+    limits = dataclasses.replace(exercise.limits, compile_s=COMPILE_S, run_s=max(exercise.limits.run_s, RUN_S))
+    roomy = dataclasses.replace(exercise, limits=limits)
     try:
         doc = run_pipeline(roomy, reference.read_text(), backend, bench=False, seed=5, emit=lambda e: None)
     finally:
