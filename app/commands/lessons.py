@@ -3,9 +3,12 @@
     kdojo lessons validate [PATH] [--json] [--backend auto|cuda|emu] [--no-judge]
     kdojo lessons new ID [--dir LESSONS_DIR] [--track TRACK] [--order N]
     kdojo lessons stamp PATH
+    kdojo lessons coverage [LESSON_OR_EXERCISE …] [--dir LESSONS_DIR]
 
-`validate` exits 0 when every lesson is valid, 1 when anything is wrong; usage
-errors print one line and exit 2.
+`validate` exits 0 when every lesson is valid, 1 when anything is wrong; `coverage`
+exits 0 when the test cases of every exercise named (default: all) run every line of
+its reference kernels that is not marked `unreached:`, 1 otherwise; usage errors print
+one line and exit 2.
 """
 
 from __future__ import annotations
@@ -77,6 +80,33 @@ def stamp(args: argparse.Namespace) -> int:
     return 0
 
 
+def coverage(args: argparse.Namespace) -> int:
+    from kernels.backends import BackendUnavailable
+    from kernels.catalog import load_exercises
+    from kernels.coverage import cover
+
+    lessons_dir = Path(args.dir) if args.dir else _lessons_dir()
+    if not lessons_dir.is_dir():
+        raise UsageError(f"kdojo lessons coverage: {lessons_dir}: no such folder")
+    exercises = load_exercises(lessons_dir)
+    chosen = [e for e in exercises.values()
+              if not args.names or e.id in args.names or e.lesson_dir.name in args.names
+              or e.id.split(".")[0] in args.names]
+    unknown = [n for n in args.names if not any(n in (e.id, e.lesson_dir.name, e.id.split(".")[0]) for e in chosen)]
+    if unknown:
+        raise UsageError(f"kdojo lessons coverage: no lesson or exercise {unknown[0]!r} in {lessons_dir}")
+    ok = True
+    for exercise in sorted(chosen, key=lambda e: e.id):
+        try:
+            report = cover(exercise)
+        except BackendUnavailable as exc:
+            print(f"kdojo lessons coverage: the emulator cannot run here: {exc}", file=sys.stderr)
+            return 2
+        print(report.render(), flush=True)
+        ok = ok and report.ok
+    return 0 if ok else 1
+
+
 def build(parser: Parser) -> None:
     sub = parser.add_subparsers(metavar="SUBCOMMAND")
     p = sub.add_parser("validate", help="check one lesson folder, or every lesson under a folder")
@@ -94,6 +124,10 @@ def build(parser: Parser) -> None:
     p = sub.add_parser("stamp", help="record that ko.md and en.md now say the same (translation stamp)")
     p.add_argument("path")
     p.set_defaults(func=stamp)
+    p = sub.add_parser("coverage", help="check that the test cases run every line of the reference kernels")
+    p.add_argument("names", nargs="*", help="lesson folders (02-reduction), lesson ids or exercise ids (default: all)")
+    p.add_argument("--dir", help="the lessons folder (default: KDOJO_LESSONS_DIR)")
+    p.set_defaults(func=coverage)
 
 
 def main(argv: list[str]) -> int:

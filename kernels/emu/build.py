@@ -44,6 +44,10 @@ VARIANTS = ("fast", "check")
 STACK_KIB = 128  # an emulated thread's stack in the fast build (runtime/kdojo_rt.cpp: kStackBytes)
 _COMMON = ["-std=gnu++17", "-g1", "-fno-strict-aliasing", "-fno-exceptions", "-fno-rtti"]
 _RUNTIME_FLAGS = {"fast": ["-O3"], "check": ["-O2", "-DKDOJO_CHECK"]}
+# The coverage program's runtime (kernels/coverage.py, an authoring tool): the fast one, in one
+# thread, reporting the learner's basic blocks that ran.
+COVER_VARIANT = "cover"
+_RUNTIME_FLAGS[COVER_VARIANT] = ["-O3", "-DKDOJO_COVER"]
 # -fstack-clash-protection: a frame larger than a page probes each page, so a
 # thread overflowing its stack always hits its guard page (and is reported as a
 # stack overflow) instead of jumping over it into other memory.
@@ -55,11 +59,12 @@ _LEARNER_FLAGS = {
 # A source with `volatile` (the warp-synchronous reduction idiom): both programs
 # call warp_step before each volatile access (runtime/kdojo_check.cpp), so the
 # warp's lanes take them in lockstep as on a GPU; the fast one is then
-# instrumented too, its other hooks doing nothing.
+# instrumented too, its other hooks doing nothing. Every basic block calls
+# warp_branch (trace-pc), so a warp in lockstep reconverges at loops' back edges.
 _VOLATILE_STEPS = {
     "fast": ["-fsanitize=thread", "--param=tsan-distinguish-volatile=1",
-             "--param=tsan-instrument-func-entry-exit=0", "-DKDOJO_VOLATILE_STEPS"],
-    "check": ["--param=tsan-distinguish-volatile=1"],
+             "--param=tsan-instrument-func-entry-exit=0", "-fsanitize-coverage=trace-pc", "-DKDOJO_VOLATILE_STEPS"],
+    "check": ["--param=tsan-distinguish-volatile=1", "-fsanitize-coverage=trace-pc"],
 }
 # `volatile` as a type qualifier; `asm volatile(…)` (in a branch the preprocessor
 # drops, or refused as needing a GPU) is no volatile access.
@@ -528,3 +533,24 @@ def _learner_line(frames: list[str]) -> int:
 __all__ = ["Built", "CompileMessage", "CompilerLimit", "ToolchainError", "compile_profile_program", "compile_programs",
            "parse_messages", "runtime_objects",
            "symbolize", "toolchain_ok", "LAUNCHER_FILE", "LEARNER_FILE"]
+
+
+def compile_coverage_program(built: Built, timeout_s: float) -> Path:
+    """The coverage program (COVER_VARIANT) beside `built`'s: the fast program's preprocessed
+    source compiled at -O1 (no loop versioning or vectorised copies whose blocks never run)
+    with -fsanitize-coverage=trace-pc, linked with the coverage runtime. For trusted sources
+    only (kernels/coverage.py): the object is not checked. Raises ToolchainError."""
+    v = COVER_VARIANT
+    objects = runtime_objects(v)
+    steps_flags = _VOLATILE_STEPS["fast"] if built.volatile_steps else []
+    source = built.work_dir / f"tu_{v}.ii"
+    source.write_text((built.work_dir / "tu_fast.ii").read_text())
+    compile_ = [gxx() or "g++", *_COMMON, *_LEARNER_FLAGS["fast"], "-O1", *steps_flags, "-fsanitize-coverage=trace-pc",
+                "-fpreprocessed", "-x", "c++", "-c", source.name, "-o", f"tu_{v}.o"]
+    link = _link_argv(f"tu_{v}.o", objects, f"prog_{v}")
+    step = {v: ["/bin/sh", "-c", f"{shlex.join(compile_)} && {shlex.join(link)}"]}
+    failed, log = _run_step(step, built.work_dir, {v: _runtime_binds(objects)}, timeout_s, time.monotonic() + timeout_s)
+    if failed:
+        raise ToolchainError(f"the coverage program does not build:\n{log[-4000:]}")
+    built.programs[v] = built.work_dir / f"prog_{v}"
+    return built.programs[v]

@@ -42,10 +42,18 @@ LAUNCHER_SYMBOLS = frozenset({"kdojo_kernels", "kdojo_kernel_count"})
 # statics (Z…), guard variables (GV), thread_local wrappers (TH/TW), vtables and RTTI (TV/TI/TS).
 _LEARNER = re.compile(r"_Z(?:GV|GR|TH|TW|T[VIS])?Z?N[rVKRO]*10kdojo_user")
 # -fsanitize=thread's module constructor, as g++ emits it: `sub $8,%rsp; call __tsan_init;
-# add $8,%rsp; ret` (-O1) or `jmp __tsan_init` (-O2); None: the call's 4 relocated bytes.
+# add $8,%rsp; ret` (-O1) or `jmp __tsan_init` (-O2); None: a call's 4 relocated bytes, each
+# named by the symbol it must call. A source with `volatile` is also compiled with
+# -fsanitize-coverage=trace-pc (kernels/emu/build.py), which instruments the constructor too.
+_N4 = (None, None, None, None)
 _SANITIZER_CTORS = (
-    ((0x48, 0x83, 0xEC, 0x08, 0xE8, None, None, None, None, 0x48, 0x83, 0xC4, 0x08, 0xC3), 5),
-    ((0xE9, None, None, None, None), 1),
+    ((0x48, 0x83, 0xEC, 0x08, 0xE8, *_N4, 0x48, 0x83, 0xC4, 0x08, 0xC3), {5: "__tsan_init"}),
+    ((0xE9, *_N4), {1: "__tsan_init"}),
+    ((0x48, 0x83, 0xEC, 0x08, 0xE8, *_N4, 0x48, 0x83, 0xC4, 0x08, 0xE9, *_N4),
+     {5: "__sanitizer_cov_trace_pc", 14: "__tsan_init"}),
+    ((0x48, 0x83, 0xEC, 0x08, 0x48, 0x8B, 0x7C, 0x24, 0x08, 0xE8, *_N4, 0xE8, *_N4, 0xE8, *_N4, 0xE8, *_N4,
+      0x48, 0x83, 0xC4, 0x08, 0xC3),
+     {10: "__tsan_func_entry", 15: "__sanitizer_cov_trace_pc", 20: "__tsan_init", 25: "__tsan_func_exit"}),
 )
 _ALLOWED_SECTIONS = re.compile(
     r"(?:|\.text(?:\..*)?|\.data(?:\..*)?|\.bss(?:\..*)?|\.rodata(?:\..*)?|\.tdata(?:\..*)?|\.tbss(?:\..*)?"
@@ -168,11 +176,13 @@ class _Elf:
         code = self.sections[target.shndx]
         if not 0 <= addend <= code.size - 5 or code.type == _SHT_NOBITS:
             return False
-        body = self.data[code.offset + addend:code.offset + min(code.size, addend + 14)]
-        for pattern, call_at in _SANITIZER_CTORS:
+        body = self.data[code.offset + addend:code.offset + min(code.size, addend + 34)]
+        for pattern, calls in _SANITIZER_CTORS:
             if len(body) >= len(pattern) and all(p is None or p == c for p, c in zip(pattern, body)):
-                return any(off == addend + call_at and sym.name == "__tsan_init" and sym.shndx == _SHN_UNDEF
-                           for off, sym, _ in self.relocations(target.shndx, symbols))
+                named = {off - addend: sym.name for off, sym, _ in self.relocations(target.shndx, symbols)
+                         if sym.shndx == _SHN_UNDEF}
+                if all(named.get(at) == name for at, name in calls.items()):
+                    return True
         return False
 
 

@@ -26,12 +26,14 @@ from tests.emu.harness import roomy
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((Path(__file__).parent / "kernels").glob("*.cu"))
-# kernel name → exercise: every exercise of lessons 01-05
+# kernel name → exercise: every exercise of lessons 01-05, and SpMV (lesson 13: a warp per row,
+# the warp-synchronous reduction in a grid-stride loop, #28)
 EXERCISES = {"block_sum": "reduction.block_sum", "full_sum": "reduction.full_sum", "saxpy": "elementwise.saxpy",
              "basic_broadcast": "broadcast.basic", "conditional_broadcast": "broadcast.conditional",
              "broadcast_shuffle_coordination": "broadcast.shuffle",
              "softmax": "row-reductions.softmax", "layernorm": "row-reductions.layernorm",
-             "gemm_bias_act": "gemm-epilogue.fp32", "gemm_bias_act_wmma": "gemm-epilogue.wmma_fp16"}
+             "gemm_bias_act": "gemm-epilogue.fp32", "gemm_bias_act_wmma": "gemm-epilogue.wmma_fp16",
+             "spmv": "gemv-spmv.spmv"}
 _EXPECT = re.compile(r"^// expect: (\w+) — (gpu-only: )?")
 
 
@@ -48,7 +50,8 @@ def emulator_gap(path: Path) -> str | None:
 
 # Only the lessons the corpus uses: a lesson being written elsewhere in the tree
 # cannot break these tests.
-LESSONS_USED = ("01-elementwise", "02-reduction", "03-warp-broadcast", "04-row-reductions", "05-gemm-epilogue")
+LESSONS_USED = ("01-elementwise", "02-reduction", "03-warp-broadcast", "04-row-reductions", "05-gemm-epilogue",
+                "13-gemv-spmv")
 
 
 @functools.lru_cache(maxsize=1)
@@ -115,7 +118,7 @@ def test_uninitialised_shared_memory_is_garbage(emu):
 
 
 def test_the_corpus_covers_the_issue():
-    """Every exercise of lessons 01-05, each with at least two files."""
+    """Every exercise of lessons 01-05 and SpMV, each with at least two files."""
     per_exercise = {}
     for path in CORPUS:
         per_exercise.setdefault(exercise_of(path).id, []).append(path.stem)

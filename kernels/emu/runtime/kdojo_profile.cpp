@@ -798,7 +798,10 @@ void profile_block_begin() {}
 
 #ifdef KDOJO_CHECK
 // GCC's -fsanitize-coverage=trace-pc (the check build's learner code): every basic block.
+// A source with `volatile` reconverges its warps' lockstep at loops' back edges (warp_branch).
 extern "C" void __sanitizer_cov_trace_pc() {
+    kdojo::warp_branch(reinterpret_cast<uintptr_t>(__builtin_return_address(0)),
+                       reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa()));
     if (__builtin_expect(!kdojo::g_profile, 1)) return;
     kdojo::profile_basic_block(reinterpret_cast<uint64_t>(__builtin_return_address(0)));
 }

@@ -168,7 +168,8 @@ inline void hot_push(unsigned i) { g_hot[g_hot_tail++ & (kHotRing - 1)] = i; }
 KDOJO_TLS unsigned g_done = 0, g_at_barrier = 0;
 // Threads waiting in __activemask() for the rest of their warp (release_activemask).
 KDOJO_TLS unsigned g_at_activemask = 0;
-// Threads waiting before a volatile access for the rest of their warp (release_warp_step).
+// Threads waiting in lockstep for the rest of their warp: before a volatile access or at a
+// loop's back edge (release_lockstep).
 KDOJO_TLS unsigned g_at_wstep = 0;
 // The last released barrier: threads it released, and how many of them passed
 // a non-zero predicate (__syncthreads_count / _and / _or read these on return;
@@ -603,19 +604,39 @@ void release_activemask(unsigned warp, Thread* arriving) {
     }
 }
 
-// The lanes of a warp waiting before a volatile access each take it: one
-// lockstep step. Like a warp collective, it orders the lanes' accesses before
-// it with those after (sync_epoch, for the race checker).
-void release_warp_step(unsigned warp, Thread* arriving) {
+// The lanes of a warp waiting in lockstep that a GPU runs first. The lanes
+// before a volatile access each take it: one step; like a warp collective, it
+// orders the warp's accesses before it with those after (sync_epoch, for the
+// race checker: one clock for the warp, whichever lanes took the steps). Lanes
+// at a loop's back edge wait while any lane of the warp still has a step to
+// take (it is still in the iteration, or in a loop nested in it): then those
+// jumping back to the innermost loop head (the highest address: a nested
+// loop's code lies inside its parent's) reconverge and run on together.
+// Whether `arriving` was among the released lanes.
+bool release_lockstep(unsigned warp, Thread* arriving) {
     Thread* lanes = &S->threads[warp * 32];
-    for (unsigned bits = S->warps[warp].exist; bits; bits &= bits - 1) {
-        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
-        if (lanes[l].state != T_WSTEP) continue;
-        lanes[l].state = T_RUNNABLE;
-        ++lanes[l].sync_epoch;
-        --g_at_wstep;
-        if (&lanes[l] != arriving) hot_push(warp * 32 + l);
+    const unsigned exist = S->warps[warp].exist;
+    uint32_t clock = 0;
+    uintptr_t head = 0;
+    bool step = false;
+    for (unsigned bits = exist; bits; bits &= bits - 1) {
+        const Thread& o = lanes[__builtin_ctz(bits)];
+        clock = std::max(clock, o.sync_epoch);
+        step |= o.state == T_WSTEP;
+        if (o.state == T_RECONV) head = std::max(head, o.step_head);
     }
+    bool released = false;
+    for (unsigned bits = exist; bits; bits &= bits - 1) {
+        unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
+        Thread& o = lanes[l];
+        if (step ? o.state != T_WSTEP : o.state != T_RECONV || o.step_head != head) continue;
+        o.state = T_RUNNABLE;
+        if (step) o.sync_epoch = clock + 1;
+        --g_at_wstep;
+        if (&o != arriving) hot_push(warp * 32 + l);
+        else released = true;
+    }
+    return released;
 }
 
 // Nothing can run: every live thread waits. Either a barrier or a collective
@@ -627,8 +648,8 @@ bool settle_block() {
         for (unsigned w = 0; w < S->warps.size(); ++w) release_activemask(w, nullptr);
         return true;
     }
-    if (g_at_wstep) {  // the lanes not at the volatile access wait elsewhere: the others go on
-        for (unsigned w = 0; w < S->warps.size(); ++w) release_warp_step(w, nullptr);
+    if (g_at_wstep) {  // the lanes not in lockstep wait elsewhere: the others go on
+        for (unsigned w = 0; w < S->warps.size(); ++w) release_lockstep(w, nullptr);
         return true;
     }
     bool at_coll = false;
@@ -707,6 +728,7 @@ void init_threads(unsigned bx, unsigned by, unsigned bz) {
                 t.stack = nullptr;
                 t.bar_epoch = 0;
                 t.sync_epoch = 0;
+                t.frames = t.stepped = 0;
                 t.st.idx = uint3{x, y, z};
                 t.st.linear = i;
                 t.st.lane = i % 32;
@@ -1133,18 +1155,59 @@ unsigned activemask(int line) {
     return static_cast<unsigned>(t->result);
 }
 
-void warp_step(uintptr_t addr) {
+// The lane's last code address in the frame `cfa` (0: none seen yet), now `pc`. Frames
+// deeper than `cfa` (lower: the stack grows down) have returned.
+static inline uintptr_t frame_visit(Thread* t, uintptr_t pc, uintptr_t cfa) {
+    unsigned n = t->frames;
+    while (n && t->frame_cfa[n - 1] < cfa) --n;
+    uintptr_t last = 0;
+    if (n && t->frame_cfa[n - 1] == cfa) {
+        last = t->frame_pc[n - 1];
+    } else if (n < 4) {
+        ++n;
+    }
+    t->frame_cfa[n - 1] = cfa;  // past 4 frames deep, the innermost replaces the fourth
+    t->frame_pc[n - 1] = pc;
+    t->frames = static_cast<unsigned char>(n);
+    return last;
+}
+
+// Wait in lockstep with the warp (state T_WSTEP or T_RECONV set): the last lane
+// to stop releases the group that goes first, and runs on if it is in it.
+static void lockstep_wait(Thread* t, unsigned warp) {
+    ++g_at_wstep;
+    if (!warp_settled(warp, S->warps[warp].exist) || !release_lockstep(warp, t)) yield_to_scheduler();
+}
+
+void warp_step(uintptr_t addr, uintptr_t pc, uintptr_t cfa) {
     Thread* t = g_running;
     if (!t || in_current_stack(addr)) return;
+    frame_visit(t, pc, cfa);
     const unsigned warp = t->st.warp;
-    const unsigned exist = S->warps[warp].exist;
-    if (exist == lane_bit(t->st.lane)) return;  // alone in its warp
+    if (S->warps[warp].exist == lane_bit(t->st.lane)) return;  // alone in its warp
     t->state = T_WSTEP;
-    ++g_at_wstep;
-    if (warp_settled(warp, exist))
-        release_warp_step(warp, t);  // the last lane to come: it runs on
-    else
-        yield_to_scheduler();
+    t->stepped = 1;
+    lockstep_wait(t, warp);
+}
+
+// A loop's back edge: a lane that has taken a volatile access waits there for
+// the rest of its warp, as a GPU's warp reconverges before the loop's next
+// iteration (Bell & Garland's CSR-vector SpMV: lanes that skip the last steps
+// of an `if (lane < s)` chain must not start the next row and overwrite the
+// partial sums the others still read). Before a lane's first volatile access
+// its order is not observable: it never waits. A jump to a lower address that
+// is no back edge (g++ may place a branch's code after the loop's end) only
+// adds a wait.
+void warp_branch(uintptr_t pc, uintptr_t cfa) {
+    Thread* t = g_running;
+    if (!t || !t->stepped) return;  // (a program without volatile accesses: here at once)
+    const uintptr_t last = frame_visit(t, pc, cfa);
+    if (pc >= last) return;
+    const unsigned warp = t->st.warp;
+    if (S->warps[warp].exist == lane_bit(t->st.lane)) return;
+    t->state = T_RECONV;
+    t->step_head = pc;
+    lockstep_wait(t, warp);
 }
 
 namespace {
@@ -1281,7 +1344,7 @@ void run_grid_parallel(uint64_t blocks, unsigned workers) {
 
 void start_workers(unsigned* count) {
     *count = 0;
-#ifndef KDOJO_CHECK
+#if !defined(KDOJO_CHECK) && !defined(KDOJO_COVER)  // the coverage program counts in one thread
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0) return;
     unsigned want = std::min<unsigned>(static_cast<unsigned>(CPU_COUNT(&set)), kMaxWorkers);

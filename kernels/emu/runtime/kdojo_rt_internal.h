@@ -12,7 +12,8 @@ namespace kdojo {
 
 // T_AMASK: waiting in __activemask() for the rest of its warp (kdojo_rt.cpp).
 // T_WSTEP: before a volatile access, waiting for the rest of its warp (warp_step).
-enum ThreadStateKind : unsigned char { T_NEW, T_RUNNABLE, T_BARRIER, T_COLL, T_DONE, T_FAULT, T_AMASK, T_WSTEP };
+// T_RECONV: at a loop's back edge, waiting for the rest of its warp (warp_branch).
+enum ThreadStateKind : unsigned char { T_NEW, T_RUNNABLE, T_BARRIER, T_COLL, T_DONE, T_FAULT, T_AMASK, T_WSTEP, T_RECONV };
 
 struct Thread {
     ThreadState st;  // first member: g_cur points here
@@ -28,6 +29,12 @@ struct Thread {
     uint64_t result;
     uint32_t bar_epoch;   // barriers this thread has passed in this block
     uint32_t sync_epoch;  // warp collectives this lane has completed
+    // Lockstep (a source with `volatile`): T_RECONV's loop head (where its back edge jumps);
+    // the last code address seen in each of the lane's innermost frames (by the caller's
+    // CFA), and whether the lane has taken a volatile access.
+    uintptr_t step_head;
+    uintptr_t frame_cfa[4], frame_pc[4];
+    unsigned char frames, stepped;
 };
 
 struct BufferRegion {
@@ -96,8 +103,14 @@ void install_fault_handler();
 // warp's lanes take their volatile accesses in lockstep, as a converged warp
 // does, so the warp-synchronous idiom (the classic unrolled last-warp
 // reduction through a volatile pointer, no __syncwarp) computes what it does
-// on a GPU. A lane's own stack is exempt.
-void warp_step(uintptr_t addr);
+// on a GPU. A lane's own stack is exempt. `pc`: the access's code address,
+// `cfa`: its function's frame (the caller's __builtin_dwarf_cfa()).
+void warp_step(uintptr_t addr, uintptr_t pc, uintptr_t cfa);
+// At the start of each basic block of the learner's code (-fsanitize-coverage=trace-pc,
+// a source with `volatile` only): a jump back to a lower address in the same frame is a
+// loop's back edge, where a lane that took volatile accesses waits for its warp to
+// reconverge (kdojo_rt.cpp: release_lockstep).
+void warp_branch(uintptr_t pc, uintptr_t cfa);
 
 // Memory checker hooks (no-ops in the fast build).
 void check_launch_begin();

