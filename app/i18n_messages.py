@@ -91,6 +91,7 @@ MSG_KO: dict[str, Any] = {
     "js.profile.estimate_scaled": "에뮬레이터가 테스트 {counted}에서 센 값을 입력 {case} 크기로 늘려 계산했습니다",
     "js.profile.caveat.inline_ptx_fallback": "이 코드에는 인라인 PTX가 있습니다. 에뮬레이터는 PTX를 실행하지 않으므로 아래 표의 수치는 GPU가 실행하는 명령어가 아니라 그 자리에 대신 컴파일된 코드(다른 대상용 분기)를 센 값입니다. 그래서 메모리 접근에 대한 진단은 내지 않습니다",
     "js.profile.caveat.truncated": "분석 실행이 에뮬레이터가 기록하는 메모리 접근 수의 한도에 닿았습니다. 아래 표의 수치는 실행의 앞부분만 센 값입니다",
+    "js.profile.caveat.counted_test_case": "에뮬레이터가 벤치마크 크기가 아니라 작은 테스트 케이스 하나를 셌습니다. 벤치마크 크기에서만 드러나는 메모리 접근 패턴은 아래 수치에 나타나지 않습니다",
     "js.profile.estimate_fallback": "인라인 PTX 텐서 코어 코드는 에뮬레이터가 대체 경로로 셉니다. 그래서 이 추정치는 DRAM 트래픽, 텐서 연산, 블록 시작, atomic으로만 정한 값입니다",
     "js.profile.accuracy": "잰 값이 아니라 {gpu} 모델로 계산한 추정입니다. 레슨 커널 {n}개를 실제 {gpu}에서 재어 비교했을 때 오차의 중앙값은 {error}%, 순위 상관은 {rho}입니다.",
     "js.profile.accuracy_unknown": "잰 값이 아니라 모델로 계산한 추정입니다. 이 모델의 정확도는 아직 실제 GPU에서 재어 보지 않았으니 대략적인 참고로만 보세요",
@@ -302,6 +303,7 @@ MSG_EN: dict[str, Any] = {
     "js.profile.estimate_scaled": "counted by the emulator on test {counted} and scaled up to input {case}",
     "js.profile.caveat.inline_ptx_fallback": "This source has inline PTX, which the emulator does not run: the counts below are of the code compiled in its place (the branch for other targets), not of the instructions a GPU runs, so no finding about memory access is given",
     "js.profile.caveat.truncated": "The counted run reached the emulator's cap on recorded memory accesses: the counts below cover only its first part",
+    "js.profile.caveat.counted_test_case": "The emulator counted one small test case, not the benchmark's size: memory access patterns that show only at the benchmark's size do not appear in the counts below",
     "js.profile.estimate_fallback": "inline-PTX tensor-core code: the emulator counted its fallback path, so only DRAM traffic, tensor compute, block starts and atomics bound this estimate",
     "js.profile.accuracy": {
         "one": "Not a measurement: a model of the {gpu} computed it. Against {n} lesson kernel timed on a real {gpu}, its median error was {error}% (rank correlation {rho}).",

@@ -26,12 +26,16 @@ RESOURCE_KEYS = ("registers_per_thread", "static_shared_bytes", "stack_frame_byt
 # What the reader must know to read the counts (`caveats`, codes the web says in the reader's language):
 # inline_ptx_fallback: the source has inline PTX, which the emulator never compiles; it counted the
 #   code beside it (the #if branch for other targets), not the instructions a GPU runs;
-# truncated: the counted run reached the runtime's cap of recorded accesses; the counts cover a part.
+# truncated: the counted run reached the runtime's cap of recorded accesses; the counts cover a part;
+# counted_test_case: the emulator counted a small test case, not a sample of the benchmark's launch
+#   (kernels/profile_run.py: launches that read each other's output, or blocks too big to sample).
 CAVEATS = {
     "inline_ptx_fallback": "the source has inline PTX, which the emulator does not run: these counts are of "
                            "the code it runs instead (the branch for other targets), so findings about memory "
                            "access are not given",
     "truncated": "the counted run reached the emulator's cap of recorded accesses: the counts cover its first part",
+    "counted_test_case": "the emulator counted a small test case, not the benchmark's size: access patterns "
+                         "that appear only at the benchmark's size are not seen",
 }
 
 

@@ -236,7 +236,7 @@ def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_
     fixed grid's stay as they are), more than that with the work."""
     full = 1.0 / coverage(counts)
     c = {k: v * full for k, v in counts.items()} if full != 1.0 else counts
-    if full != 1.0 and max_sectors:
+    if max_sectors:  # a sample scaled to its grid, or a truncated launch: never past the buffers
         kept = c.get("gld_unique", 0) + c.get("gst_unique", 0)
         if kept > max_sectors:
             c = dict(c, gld_unique=c.get("gld_unique", 0) * max_sectors / kept,

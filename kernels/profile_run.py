@@ -1,11 +1,18 @@
 """Profiling a passing attempt (#16): which case, the counts, the resources,
 the findings — the `profile` object of the result document.
 
-On the emulator: one test case (the largest with at most
-profile_emu.PROFILE_MAX_THREADS threads; where every case launches more, the
-one with the fewest, up to PROFILE_FALLBACK_MAX_THREADS) runs once more on the check program
-with counting on, and NVRTC compiles the source for the reference GPU (sm_90)
-with `ptxas -v` for registers, shared memory, stack and spills. Nothing here
+On the emulator (#26): the largest benchmark case whose buffers fit
+PROFILE_MAX_BUFFER_BYTES runs on the check program with counting on, each
+launch its real grid but only a sample of its blocks (profile_emu.SAMPLE_BLOCKS:
+first, last, evenly spaced), the counts scaled to the whole grid; access
+patterns, divergence, bank conflicts and atomics are those of the benchmark's
+sizes and strides. An exercise whose later launches read what earlier ones
+wrote (a sample of a histogram's blocks leaves a scatter's offsets unfinished),
+or whose blocks each do more than MAX_BLOCK_WORK of its work model (a GEMM
+block walks all of K), or with no benchmark case that fits, is counted on a
+test case instead (pick_case; caveat "counted_test_case"). NVRTC compiles the
+source for the reference GPU (sm_90) with `ptxas -v` for registers, shared
+memory, stack and spills. Nothing here
 can change a verdict: any failure gives no profile (and a log line), never an
 error. On a GPU with `ncu`, kernels/profile_gpu.py measures the largest test
 case instead (within its own time budget).
@@ -17,9 +24,9 @@ Staff switches: KDOJO_PROFILE=0 turns profiling off everywhere; a spec's
 from __future__ import annotations
 
 import concurrent.futures
-
 import logging
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -131,6 +138,57 @@ def _threads(exercise: Exercise, constants: dict[str, int], index: int) -> int:
 
 
 FALLBACK_MAX_WORK_BYTES = 8 << 20  # 2^21 four-byte accesses: kdojo_profile.cpp's kMaxRecords
+# The sampled benchmark case's buffers, all of them together, at most (the profiler's program gets
+# two thirds of KDOJO_EMU_MEMORY_MB, 1365 MiB by default, and also holds its records: 64 MiB).
+PROFILE_MAX_BUFFER_BYTES = 512 << 20
+# A block doing more than this much of the exercise's work model (flops, else bytes / 4) is too much
+# for one sampled block of the check program (a 4096-cubed GEMM's block: 2^27 flops): test case.
+MAX_BLOCK_WORK = 1 << 22
+
+
+@dataclass(frozen=True)
+class Picked:
+    """The case the emulator counts: a benchmark case sampled (sample_blocks > 1) or a test case."""
+
+    case: Any
+    launches: list[Any]
+    sample_blocks: int
+    benchmark: bool
+
+
+def dependent_launches(exercise: Exercise) -> bool:
+    """A later launch takes a buffer an earlier launch may write (a non-const pointer): its blocks
+    read what a sample of the earlier launch's blocks would leave unfinished."""
+    writable: set[str] = set()
+    for spec in exercise.launches:
+        taken = {a.buffer for a in spec.args if a.buffer is not None}
+        if taken & writable:
+            return True
+        writable |= {a.buffer for a in spec.args if a.buffer is not None and not a.param.const}
+    return False
+
+
+def pick_benchmark_case(exercise: Exercise, constants: dict[str, int]) -> Picked | None:
+    """The benchmark case to sample: the most work whose buffers fit, or None (see the module doc)."""
+    from kernels.profile_model import _model_value, footprint_bytes
+
+    bench = exercise.benchmark
+    if bench is None or dependent_launches(exercise):
+        return None
+    best = None
+    for case in bench.cases:
+        env = env_for(case, constants)
+        try:
+            launches = resolve_launches(exercise.launches, env)
+            fits = footprint_bytes(exercise, env) <= PROFILE_MAX_BUFFER_BYTES
+        except Exception:  # noqa: BLE001 — a case the plan cannot evaluate is not sampled
+            continue
+        flops, nbytes = _model_value(bench.flops, env), _model_value(bench.bytes, env)
+        work = flops or (nbytes / 4 if nbytes else 0.0)
+        blocks = sum(int(np.prod(l.grid)) for l in launches)
+        if fits and work and work / blocks <= MAX_BLOCK_WORK and (best is None or work > best[0]):
+            best = (work, case, launches)
+    return None if best is None else Picked(best[1], best[2], profile_emu.SAMPLE_BLOCKS, True)
 
 
 def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[Any]] | None:
@@ -180,12 +238,14 @@ def resources(source: str, exercise: Exercise, constants: dict[str, int],
 def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any,
                      constants: dict[str, int], seed: int) -> dict[str, Any] | None:
     """The `profile` object for an accepted attempt on the emulator, or None."""
-    picked = pick_case(exercise, constants)
+    picked = pick_benchmark_case(exercise, constants)
     if picked is None:
-        return None
-    index, launches = picked
-    case = exercise.tests[index]
-    rng = np.random.default_rng([seed, index])
+        test = pick_case(exercise, constants)
+        if test is None:
+            return None
+        picked = Picked(exercise.tests[test[0]], test[1], 0, False)
+    case, launches = picked.case, picked.launches
+    rng = np.random.default_rng([seed, 1 << 20 if picked.benchmark else exercise.tests.index(case)])
     inputs = load_reference(exercise).generate(case_dict(case, constants), rng)
     shapes = buffer_shapes(exercise, env_for(case, constants))
     buffers = {b.name: make_guarded(b.name, b.role, b.dtype, shapes[b.name], b.init,
@@ -203,18 +263,23 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
         pending = pool.submit(resources, source, exercise, constants, REFERENCE_ARCH,
                               min(float(exercise.limits.compile_s), left))
         try:
-            counts = profile_emu.count(program, launches, buffers, exercise.limits.run_s)
+            ran = profile_emu.count(program, launches, buffers, exercise.limits.run_s, picked.sample_blocks)
         except profile_emu.ProfileUnavailable as exc:
             log.info("profile: %s: %s", exercise.id, exc)
             return None
+        finally:
+            del buffers, inputs  # a benchmark case's: hundreds of MiB, not kept past the run
         res = pending.result()
+    counts = [profile_emu.sample_scaled(c, int(np.prod(l.grid))) for c, l in zip(ran, launches)]
     kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
                                  prof.metrics_from_counts(c)) for l, c in zip(launches, counts)]
     from kernels import profile_model
     from kernels.profile_findings import findings
 
     caveats = [c for c, on in (("inline_ptx_fallback", profile_model.has_inline_asm(source)),
-                               ("truncated", any(c["truncated"] for c in counts))) if on]
+                               ("truncated", any(c["truncated"] for c in counts)),
+                               ("counted_test_case", not picked.benchmark and exercise.benchmark is not None))
+               if on]
     note = "counted by the emulator; truncated" if "truncated" in caveats else ""
     doc = prof.build("emulator", case.label, kernels,
                      findings(kernels, counted_other_code="inline_ptx_fallback" in caveats), note=note,
@@ -228,6 +293,9 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
         log.exception("profile: no estimate for %s", exercise.id)
         est = roof = None
     if est:
+        if picked.benchmark:  # which blocks the counts are of (#26)
+            est["sample"] = {"blocks": [c["blocks"] for c in ran],
+                             "grid_blocks": [int(np.prod(l.grid)) for l in launches]}
         doc["estimate"] = est
     if roof:
         doc["roofline"] = roof

@@ -174,6 +174,7 @@ bool serve_one() {
     if (magic != kRequestMagic || !rd(mode) || !rd(nbuf)) return false;
     g_adversarial = (mode & 1u) != 0;
     g_profile = (mode & 2u) != 0;  // count for the profiler (#16, kdojo_profile.cpp)
+    g_profile_sample = g_profile ? mode >> 8 : 0;  // blocks a counted launch samples (#26)
     profile_request_begin();
     g_sink = Sink{};
     for (uint32_t i = 0; i < nbuf; ++i) {
