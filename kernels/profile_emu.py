@@ -69,11 +69,14 @@ def profile_request(request: bytes, sample_blocks: int = 0) -> bytes:
     return struct.pack("<II", magic, MODE_PROFILE | sample_blocks << 8) + request[8:]
 
 
-def sample_scaled(counts: dict[str, int], grid_blocks: int, few_addresses: int = 4096) -> dict[str, int]:
+def sample_scaled(counts: dict[str, int], grid_blocks: int, few_addresses: int = 4096,
+                  max_sectors: float | None = None) -> dict[str, int]:
     """A launch's counts over its whole grid from those of the blocks that ran (`counts["blocks"]`).
     Totals grow by grid / ran; ratios of totals stay. Atomics on few addresses (a histogram's bins,
     one total) are the same addresses in every block: their most per address grows; on many
-    (one per element), the addresses grow and the most per address stays."""
+    (one per element), the addresses grow and the most per address stays. The distinct sectors
+    stay within `max_sectors` (the buffers'): blocks that share data (a GEMM's rows) count the
+    same sectors again."""
     ran = counts.get("blocks", 0)
     if ran <= 0 or ran >= grid_blocks:
         return dict(counts)
@@ -82,6 +85,10 @@ def sample_scaled(counts: dict[str, int], grid_blocks: int, few_addresses: int =
     for addrs, most in (("atom_addrs", "atom_max"), ("gatom_addrs", "gatom_max")):
         key = most if counts[addrs] <= few_addresses else addrs
         out[key] = round(counts[key] * factor)
+    distinct = out["gld_unique"] + out["gst_unique"]
+    if max_sectors and distinct > max_sectors:
+        out["gld_unique"] = round(out["gld_unique"] * max_sectors / distinct)
+        out["gst_unique"] = round(out["gst_unique"] * max_sectors / distinct)
     out["blocks"] = grid_blocks
     return out
 
@@ -114,7 +121,7 @@ def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s:
     blocks that ran (`sample_blocks` > 1: at most that many per launch; sample_scaled scales them).
 
     Uses the emulator backend's own wire format and process (the learner's
-    program stays in its sandbox); the buffers are not copied back."""
+    program stays in its sandbox); the answer carries no buffers (kdojo_host.cpp)."""
     from kernels.emu import backend as emu
 
     per_launch = [int(np.prod(l.grid)) if sample_blocks < 2 else min(int(np.prod(l.grid)), sample_blocks)

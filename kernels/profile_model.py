@@ -15,7 +15,8 @@ The model, per launch (a roofline with a few more ceilings):
   read, every sector written: what DRAM must move at least once) ÷ the GPU's
   copy bandwidth;
 * l2: every sector requested by a warp-wide load or store (uncoalesced
-  accesses request many) ÷ the L2 bandwidth;
+  accesses request many; a load's repeats partly hit in L1, a store's never do:
+  L1 writes through) ÷ the L2 bandwidth;
 * shared: shared-memory wavefronts (bank conflicts add some) ÷ one wavefront
   per SM per clock;
 * issue: warp instructions ÷ 4 per SM per clock. The emulator sees only memory
@@ -42,6 +43,7 @@ Kept to numbers and the spec: nothing here runs learner code.
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -66,24 +68,58 @@ class GpuModel:
     atomic_same_address_s: float  # one atomic on an address others are also updating
     source: str              # where the numbers come from
     block_s: float = 0.0     # an SM starting one block (of any size), back to back: blocks ÷ SMs × this
+    l2_bytes: int = 0        # L2 cache size
+    smem_per_sm: int = 0     # shared memory per SM, bytes
 
 
 # H100: copy bandwidth measured (docs/benchmarks.md: 3007 GB/s, 1 GiB copy); SMs, clock and peaks
-# from NVIDIA's H100 SXM5 specifications (132 SMs, 1.98 GHz boost); the others are spec sheets
-# scaled like the H100 (copy ≈ 90% of the quoted bandwidth).
+# from NVIDIA's H100 SXM5 specifications (132 SMs, 1.98 GHz boost). The other cards (#26) are
+# published figures only, each cited where it is set: copy bandwidth = 90% of the quoted DRAM
+# bandwidth (the H100's measured copy is 3.0 of 3.35 TB/s); the L2 bandwidth (not published) the
+# H100's scaled by SMs x clock; one address's atomic and a block start the H100's measured ones
+# scaled by its clock over the card's. Tensor peaks are dense FP16 with FP32 accumulate.
+_H100_SM_HZ = 132 * 1.98e9
+
+
+def _scaled(sms: int, clock_hz: float) -> dict[str, float]:
+    """The terms no sheet publishes, scaled from the H100's by SMs x clock (L2) and clock."""
+    return {"l2_bps": 7.0e12 * sms * clock_hz / _H100_SM_HZ, "atomic_same_address_s": 1.77e-9 * 1.98e9 / clock_hz,
+            "block_s": 80e-9 * 1.98e9 / clock_hz}
+
+
 GPUS: dict[str, GpuModel] = {
     "H100": GpuModel("H100", sms=132, clock_hz=1.98e9, dram_bps=3.0e12, l2_bps=7.0e12, fp32_flops=66.9e12,
                      tensor_flops=989e12, launch_s=2.5e-6, atomic_same_address_s=1.77e-9,
                      source="H100 SXM5 80GB: copy measured 3.0 TB/s; same-address atomic 1.77 ns and 80 ns "
-                            "per block per SM from bench/profile_micro.py; spec sheet otherwise", block_s=80e-9),
-    "A100": GpuModel("A100", sms=108, clock_hz=1.41e9, dram_bps=1.8e12, l2_bps=4.5e12, fp32_flops=19.5e12,
-                     tensor_flops=312e12, launch_s=2.5e-6, atomic_same_address_s=1.0e-9,
-                     source="A100 SXM4 80GB spec sheet (2.0 TB/s quoted)"),
-    "L4": GpuModel("L4", sms=58, clock_hz=2.04e9, dram_bps=0.27e12, l2_bps=1.5e12, fp32_flops=30.3e12,
-                   tensor_flops=121e12, launch_s=3.0e-6, atomic_same_address_s=1.0e-9,
-                   source="L4 spec sheet (300 GB/s quoted)"),
+                            "per block per SM from bench/profile_micro.py; spec sheet otherwise",
+                     block_s=80e-9, l2_bytes=50 << 20, smem_per_sm=228 << 10),
+    # NVIDIA H200 Tensor Core GPU datasheet (SXM): 4.8 TB/s HBM3e, FP32 67 TFLOPS, FP16 tensor
+    # 1,979 TFLOPS with sparsity (989 dense); the H100's GH100 die otherwise: 132 SMs, 1.98 GHz,
+    # 50 MB L2, 228 KB shared memory per SM (NVIDIA Hopper architecture whitepaper).
+    "H200": GpuModel("H200", sms=132, clock_hz=1.98e9, dram_bps=0.9 * 4.8e12, fp32_flops=67e12,
+                     tensor_flops=989e12, launch_s=2.5e-6, source="H200 SXM datasheet; Hopper whitepaper",
+                     l2_bytes=50 << 20, smem_per_sm=228 << 10, **_scaled(132, 1.98e9)),
+    # NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): 2,039 GB/s HBM2e, FP32 19.5 TFLOPS, FP16
+    # tensor 312 TFLOPS; NVIDIA Ampere GA100 whitepaper: 108 SMs, 1,410 MHz boost, 40 MB L2,
+    # 164 KB shared memory per SM.
+    "A100": GpuModel("A100", sms=108, clock_hz=1.41e9, dram_bps=0.9 * 2.039e12, fp32_flops=19.5e12,
+                     tensor_flops=312e12, launch_s=2.5e-6, source="A100 SXM4 80GB datasheet; GA100 whitepaper",
+                     l2_bytes=40 << 20, smem_per_sm=164 << 10, **_scaled(108, 1.41e9)),
+    # NVIDIA L4 Tensor Core GPU datasheet: 300 GB/s GDDR6, FP32 30.3 TFLOPS, FP16 tensor 242
+    # TFLOPS with sparsity (121 dense); NVIDIA Ada Lovelace architecture whitepaper (AD104 as L4):
+    # 58 SMs, 2,040 MHz boost, 48 MB L2, 100 KB shared memory per SM.
+    "L4": GpuModel("L4", sms=58, clock_hz=2.04e9, dram_bps=0.9 * 0.3e12, fp32_flops=30.3e12,
+                   tensor_flops=121e12, launch_s=3.0e-6, source="L4 datasheet; Ada Lovelace whitepaper",
+                   l2_bytes=48 << 20, smem_per_sm=100 << 10, **_scaled(58, 2.04e9)),
+    # NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090 (AD102): 128 SMs, 2,520 MHz
+    # boost, 1,008 GB/s GDDR6X, 72 MB L2, FP32 82.6 TFLOPS, FP16 tensor with FP32 accumulate
+    # 165.2 TFLOPS dense; 100 KB shared memory per SM.
+    "RTX4090": GpuModel("RTX4090", sms=128, clock_hz=2.52e9, dram_bps=0.9 * 1.008e12, fp32_flops=82.6e12,
+                        tensor_flops=165.2e12, launch_s=3.0e-6, source="Ada Lovelace whitepaper (RTX 4090)",
+                        l2_bytes=72 << 20, smem_per_sm=100 << 10, **_scaled(128, 2.52e9)),
 }
 DEFAULT_GPU = "H100"
+GPU_ENV = "KDOJO_PROFILE_GPU"  # the card the emulator's estimate models (docs/configuration.md)
 # Three constants FITTED to the H100 lesson timings (bench/profile_agreement.py --fit: a grid search
 # for the lowest median |error|; docs/benchmarks.md "Profiling (#16)" gives the in-sample figures and
 # the leave-one-lesson-out ones, fitted without the lesson they are scored on, that MEASURED_ACCURACY
@@ -114,8 +150,16 @@ MEASURED_ACCURACY: dict[str, dict[str, Any]] = {
 }
 
 
+def gpu_name() -> str:
+    """The card the estimate models: $KDOJO_PROFILE_GPU, else DEFAULT_GPU; ValueError names a bad one."""
+    name = os.environ.get(GPU_ENV, "").strip() or DEFAULT_GPU
+    if name not in GPUS:
+        raise ValueError(f"{GPU_ENV}: unknown card {name!r} (one of {', '.join(GPUS)})")
+    return name
+
+
 def gpu_model(name: str | None = None) -> GpuModel:
-    return GPUS[name or DEFAULT_GPU]
+    return GPUS[name or gpu_name()]
 
 
 def _model_value(expr: Any, env: dict[str, Any]) -> float | None:
@@ -236,15 +280,18 @@ def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_
     fixed grid's stay as they are), more than that with the work."""
     full = 1.0 / coverage(counts)
     c = {k: v * full for k, v in counts.items()} if full != 1.0 else counts
-    if max_sectors:  # a sample scaled to its grid, or a truncated launch: never past the buffers
+    if full != 1.0 and max_sectors:
         kept = c.get("gld_unique", 0) + c.get("gst_unique", 0)
         if kept > max_sectors:
             c = dict(c, gld_unique=c.get("gld_unique", 0) * max_sectors / kept,
                      gst_unique=c.get("gst_unique", 0) * max_sectors / kept)
     requested = c["gld_sectors"] + c["gst_sectors"] + c.get("gatom_ops", 0)
-    distinct = min(requested, c.get("gld_unique", 0) + c.get("gst_unique", 0)) or requested
-    # sectors L2 serves: each distinct one once, plus a fraction of the repeats (the rest hit in L1)
-    sectors = (distinct + L2_REPEAT_FRACTION * (requested - distinct)) * scale
+    loads = c["gld_sectors"] + c.get("gatom_ops", 0)
+    distinct = min(loads, c.get("gld_unique", 0)) or loads
+    # sectors L2 serves: each distinct loaded one once, plus a fraction of the repeats (the rest hit
+    # in L1), and every stored one: L1 writes through, so a sector stored 8 times in 8 requests (a
+    # naive transpose's column writes) is 8 L2 writes (#26)
+    sectors = (distinct + L2_REPEAT_FRACTION * (loads - distinct) + c["gst_sectors"]) * scale
     unique = (c.get("gld_unique", 0) + c.get("gst_unique", 0)) * (scale if dram_scale is None else dram_scale) \
         or requested * scale
     per_thread = counted_threads is not None and c.get("gatom_ops", 0) <= counted_threads

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from kernels import profile as prof
-from kernels import profile_emu
+from kernels import profile_emu, profile_model
 from kernels.buffers import make_guarded
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
 from kernels.spec import Exercise
@@ -114,8 +114,6 @@ def gpu_roofline(exercise: Exercise, constants: dict[str, int], profiled_case: A
     """The roofline measured on the GPU: the benchmark's time at the largest benchmark case
     (and the framework's, same run); bytes from the byte model, else ncu's DRAM bytes at the
     profiled case scaled by the buffers' footprint to the benchmark case."""
-    from kernels import profile_model
-
     if exercise.benchmark is None or not benchmark or not benchmark.get("sizes"):
         return None
     case = profile_model.largest_case(exercise, constants)
@@ -138,9 +136,19 @@ def _threads(exercise: Exercise, constants: dict[str, int], index: int) -> int:
 
 
 FALLBACK_MAX_WORK_BYTES = 8 << 20  # 2^21 four-byte accesses: kdojo_profile.cpp's kMaxRecords
-# The sampled benchmark case's buffers, all of them together, at most (the profiler's program gets
-# two thirds of KDOJO_EMU_MEMORY_MB, 1365 MiB by default, and also holds its records: 64 MiB).
-PROFILE_MAX_BUFFER_BYTES = 512 << 20
+# The sampled benchmark case's buffers, all of them together, at most: the profiler's program gets
+# two thirds of KDOJO_EMU_MEMORY_MB (1365 MiB by default) and holds them mapped beside its records
+# (64 MiB; its answer has no buffers); the job process holds three copies (inputs, the guarded
+# buffers, the request) and sends them down a pipe, all within the submission's time budget.
+# 2^28 bytes (histogram.bytes) and 2^24 gather elements (192 MiB) fit; 8192 x 8192 floats do not.
+PROFILE_MAX_BUFFER_BYTES = 320 << 20
+
+
+def max_buffer_bytes() -> int:
+    """PROFILE_MAX_BUFFER_BYTES, less where KDOJO_EMU_MEMORY_MB leaves the program under 4 times it."""
+    from kernels.emu.jail import program_memory_bytes
+
+    return min(PROFILE_MAX_BUFFER_BYTES, program_memory_bytes("fast") // 4)
 # A block doing more than this much of the exercise's work model (flops, else bytes / 4) is too much
 # for one sampled block of the check program (a 4096-cubed GEMM's block: 2^27 flops): test case.
 MAX_BLOCK_WORK = 1 << 22
@@ -170,20 +178,18 @@ def dependent_launches(exercise: Exercise) -> bool:
 
 def pick_benchmark_case(exercise: Exercise, constants: dict[str, int]) -> Picked | None:
     """The benchmark case to sample: the most work whose buffers fit, or None (see the module doc)."""
-    from kernels.profile_model import _model_value, footprint_bytes
-
     bench = exercise.benchmark
     if bench is None or dependent_launches(exercise):
         return None
-    best = None
+    best, cap_bytes = None, max_buffer_bytes()
     for case in bench.cases:
         env = env_for(case, constants)
         try:
             launches = resolve_launches(exercise.launches, env)
-            fits = footprint_bytes(exercise, env) <= PROFILE_MAX_BUFFER_BYTES
+            fits = profile_model.footprint_bytes(exercise, env) <= cap_bytes
         except Exception:  # noqa: BLE001 — a case the plan cannot evaluate is not sampled
             continue
-        flops, nbytes = _model_value(bench.flops, env), _model_value(bench.bytes, env)
+        flops, nbytes = profile_model._model_value(bench.flops, env), profile_model._model_value(bench.bytes, env)
         work = flops or (nbytes / 4 if nbytes else 0.0)
         blocks = sum(int(np.prod(l.grid)) for l in launches)
         if fits and work and work / blocks <= MAX_BLOCK_WORK and (best is None or work > best[0]):
@@ -196,15 +202,14 @@ def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[
     and among as many threads the most work (byte model, else flop model). The estimate scales
     the counts up from this case, so a case padded up to a tile (2 keys where a block takes 128)
     would scale its waste by 10^8 (flash attention, #16)."""
-    from kernels.profile_model import _model_value
-
     best = fallback = None
     for index, case in enumerate(exercise.tests):
         env = env_for(case, constants)
         launches = resolve_launches(exercise.launches, env)
         threads = sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in launches)
         bench = exercise.benchmark
-        work = (_model_value(bench.bytes, env) or _model_value(bench.flops, env) or 0.0) if bench else 0.0
+        work = (profile_model._model_value(bench.bytes, env) or profile_model._model_value(bench.flops, env)
+                or 0.0) if bench else 0.0
         if threads <= profile_emu.PROFILE_MAX_THREADS and (best is None or (threads, work) > best[0]):
             best = ((threads, work), index, launches)
         # a grid that never shrinks: the fewest threads, then the most work whose 4-byte accesses
@@ -270,11 +275,13 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
         finally:
             del buffers, inputs  # a benchmark case's: hundreds of MiB, not kept past the run
         res = pending.result()
-    counts = [profile_emu.sample_scaled(c, int(np.prod(l.grid))) for c, l in zip(ran, launches)]
-    kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
-                                 prof.metrics_from_counts(c)) for l, c in zip(launches, counts)]
-    from kernels import profile_model
+    sectors = profile_model.footprint_bytes(exercise, env_for(case, constants)) / 32
+    counts = [profile_emu.sample_scaled(c, int(np.prod(l.grid)), max_sectors=sectors) for c, l in zip(ran, launches)]
     from kernels.profile_findings import findings
+
+    card = prof.GPUS[profile_model.gpu_name()]  # the card modelled ($KDOJO_PROFILE_GPU, #26)
+    kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
+                                 prof.metrics_from_counts(c), card) for l, c in zip(launches, counts)]
 
     caveats = [c for c, on in (("inline_ptx_fallback", profile_model.has_inline_asm(source)),
                                ("truncated", any(c["truncated"] for c in counts)),
@@ -282,7 +289,7 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
                if on]
     note = "counted by the emulator; truncated" if "truncated" in caveats else ""
     doc = prof.build("emulator", case.label, kernels,
-                     findings(kernels, counted_other_code="inline_ptx_fallback" in caveats), note=note,
+                     findings(kernels, counted_other_code="inline_ptx_fallback" in caveats), gpu=card, note=note,
                      caveats=caveats)
 
     try:  # the estimated time (#16): an estimate, labelled so, never a measurement

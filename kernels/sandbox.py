@@ -44,8 +44,9 @@ PASS_THROUGH = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "KDOJO_NVRTC",
                 "KDOJO_EMU_COMPILE_MB", "KDOJO_EMU_MEMORY_MB", "KDOJO_EMU_UNSANDBOXED",
                 # the emulator's wall budget for a whole submission (kernels/emu/backend.py)
                 "KDOJO_EMU_BUDGET_S",
-                # the profiler (kernels/profile_run.py, profile_gpu.py): the staff's switch and ncu
-                "KDOJO_PROFILE", "KDOJO_NCU", "KDOJO_NCU_SKIP")
+                # the profiler (kernels/profile_run.py, profile_gpu.py): the staff's switch, ncu, and
+                # the card the emulator's estimate models (kernels/profile_model.py)
+                "KDOJO_PROFILE", "KDOJO_NCU", "KDOJO_NCU_SKIP", "KDOJO_PROFILE_GPU")
 MEMORY_ENV, PIDS_ENV = "KDOJO_JOB_MEMORY_MB", "KDOJO_JOB_PIDS"
 # the job process, its NVRTC helper (up to KDOJO_COMPILE_MEMORY_MB) and, on the
 # emulator, g++ and the program, together: a backstop above their own limits. On

@@ -213,8 +213,10 @@ bool serve_one() {
         put_str(d.message);
     }
     put_str(g_sink.output_truncated ? g_sink.output + "\n[output truncated]\n" : g_sink.output);
-    put(static_cast<uint32_t>(g_buffers.size()));
+    // a counted run answers its counts only: its buffers (a benchmark's size, #26) are not read back
+    put(static_cast<uint32_t>(g_profile ? 0 : g_buffers.size()));
     for (const BufferRegion& b : g_buffers) {
+        if (g_profile) break;
         put(b.total_bytes);
         g_out.append(reinterpret_cast<const char*>(b.base), b.total_bytes);
     }
