@@ -22,7 +22,17 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 PAIRS = REPO / "bench" / "profile_pairs.toml"
+# H100 times of lesson files at the largest benchmark case (bench/profile_agreement.py; no baselines)
+STORED_TIMES = REPO / "bench" / "data" / "profile-agreement-2026-11-27b" / "times.jsonl"
 SEED = 1
+
+
+def stored_h100_ms() -> dict[str, float]:
+    """{"exercise/file": ms} from STORED_TIMES."""
+    import json
+
+    rows = (json.loads(line) for line in STORED_TIMES.read_text().splitlines() if line.strip())
+    return {r["file"]: r["ms"] for r in rows if "ms" in r}
 
 
 def load_pairs(path: Path = PAIRS) -> list[dict[str, Any]]:
@@ -92,7 +102,27 @@ def gpu_ms(exercise_id: str, file: str) -> float | None:
     return round(summary.median_ms, 4)
 
 
-def _row(pair: dict[str, Any], gpu: bool, cache: dict) -> list[str]:
+def from_counts(emu_jsonl: str) -> dict[str, float]:
+    """{"exercise/file": estimate ms}: the model as it is now, re-run on the emulator's counts stored
+    by bench/profile_agreement.py --backend emu (files the stored H100 times also have)."""
+    from profile_agreement import _reestimator  # bench/ is on sys.path when run from here
+
+    return {file: est for file, _, est, _ in _reestimator(emu_jsonl, str(STORED_TIMES))({})}
+
+
+def counts_table(pairs: list[dict[str, Any]], emu_jsonl: str) -> list[tuple[dict[str, Any], float, float, float, float]]:
+    """(pair, estimate slow, estimate fast, H100 slow, H100 fast) for every pair of two lesson files
+    (not baselines) that the stored counts and H100 times both have."""
+    est, h100 = from_counts(emu_jsonl), stored_h100_ms()
+    out = []
+    for p in pairs:
+        keys = [f"{p['exercise']}/{p[s]}" for s in ("slow", "fast")]
+        if all(k in est and k in h100 for k in keys):
+            out.append((p, est[keys[0]], est[keys[1]], h100[keys[0]], h100[keys[1]]))
+    return out
+
+
+def _row(pair: dict[str, Any], gpu: bool, cache: dict, stored: dict[str, float]) -> list[str]:
     got = {}
     for side in ("slow", "fast"):
         key = (pair["exercise"], pair[side])
@@ -114,6 +144,8 @@ def _row(pair: dict[str, Any], gpu: bool, cache: dict) -> list[str]:
         measured = [got[s][1] for s in ("slow", "fast")]
         cells += [*(f"{m:.4g}" if m else "?" for m in measured),
                   "yes" if None not in measured and measured[0] > measured[1] else "NO"]
+    h100 = [stored.get(f"{pair['exercise']}/{pair[s]}") for s in ("slow", "fast")]
+    cells.append(" / ".join(f"{m:.4g}" if m else "-" for m in h100))
     lesson = pair.get("lesson_ms")
     cells.append(f"{lesson[0]:g} / {lesson[1]:g} ({pair.get('lesson_case', '')})" if lesson else "")
     return cells
@@ -123,19 +155,30 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gpu", action="store_true", help="also time each file on this GPU")
     parser.add_argument("--exercise", help="only this exercise's pairs")
+    parser.add_argument("--counts", metavar="EMU_JSONL",
+                        help="no emulator run: the model on counts stored by profile_agreement.py --backend emu, "
+                             "against the stored H100 times")
     args = parser.parse_args()
     pairs = [p for p in load_pairs() if args.exercise in (None, p["exercise"])]
     if not pairs:
         print(f"profile_pairs: no pair for {args.exercise!r}", file=sys.stderr)
         return 2
+    if args.counts:
+        print("| exercise | slow | fast | est. slow ms | est. fast ms | H100 slow ms | H100 fast ms | ranked |\n"
+              "|---|---|---|---|---|---|---|---|")
+        for p, es, ef, gs, gf in counts_table(pairs, args.counts):
+            print(f"| {p['exercise']} | {p['slow']} | {p['fast']} | {es:.4g} | {ef:.4g} | {gs:.4g} | {gf:.4g} | "
+                  f"{'yes' if (es > ef) == (gs > gf) else 'NO'} |")
+        return 0
     head = ["exercise", "slow", "fast", "counted case", "est. slow ms", "est. fast ms", "ranked", "finding", "found"]
     if args.gpu:
         head += ["GPU slow ms", "GPU fast ms", "GPU ranks so"]
-    head.append("lesson table (H100 ms)")
+    head += ["stored H100 ms", "lesson table (H100 ms)"]
     print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     cache: dict = {}
+    stored = stored_h100_ms()
     for pair in pairs:
-        print("| " + " | ".join(_row(pair, args.gpu, cache)) + " |", flush=True)
+        print("| " + " | ".join(_row(pair, args.gpu, cache, stored)) + " |", flush=True)
     return 0
 
 

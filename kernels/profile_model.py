@@ -9,11 +9,15 @@ H100; docs/benchmarks.md "Profiling (#16)").
 
 The model, per launch (a roofline with a few more ceilings):
 
-    time = launch overhead + max(dram, l2, shared, issue, atomics) / parallelism
+    time = launch overhead + max(max(dram, l2, shared, issue) / parallelism,
+                                 atomics, blocks, latency)
 
 * dram: the distinct 32-byte global sectors the launch touches (every sector
   read, every sector written: what DRAM must move at least once) ÷ the GPU's
   copy bandwidth;
+* latency: the load requests each resident warp makes one after another ×
+  LOAD_LATENCY_S (Little's law: narrow loads keep too few bytes in flight),
+  times the share of requested sectors never loaded before (the rest hit in L1);
 * l2: every sector requested by a warp-wide load or store (uncoalesced
   accesses request many; a load's repeats partly hit in L1, a store's never do:
   L1 writes through) ÷ the L2 bandwidth;
@@ -31,11 +35,13 @@ The model, per launch (a roofline with a few more ceilings):
 The launches' times add up; where the exercise has a flop model the total is at
 least flops ÷ the FP32 (or, for a source using tensor cores, FP16 tensor) peak.
 
-Scaling. The emulator counts one small test case; its counts are multiplied by
-`scale` = the exercise's byte model at the benchmark case ÷ at the counted case
-(the flop model where there is no byte model; the launched threads where there
-is neither). Grid and occupancy are those of the benchmark case (the launch
-plan is evaluated there), so parallelism is the big case's.
+Scaling. The emulator counts a sample of a benchmark case's blocks, scaled to
+its grid (kernels/profile_run.py, #26), or, where it cannot, one small test
+case; the counts are multiplied by `scale` = the exercise's byte model at the
+largest benchmark case ÷ at the counted case (1 when that is the one counted;
+the flop model where there is no byte model; the launched threads where there
+is neither). Grid and occupancy are those of the largest benchmark case (the
+launch plan is evaluated there), so parallelism is the big case's.
 
 Kept to numbers and the spec: nothing here runs learner code.
 """
@@ -128,14 +134,19 @@ INSTRUCTIONS_PER_MEMORY_INSTRUCTION = 6.0  # fitted (grid 2-16): the emulator se
 WARPS_TO_SATURATE = 4    # fitted (grid 4-32): warps per SM that reach the throughput ceilings
 L2_REPEAT_FRACTION = 0.5  # fitted (grid 0-1): of the sectors a launch requests again, the share L2 serves
 FEW_ADDRESSES = 4096    # atomics on at most this many addresses: the same addresses at the big size
-SERIAL_TERMS = ("atomics", "blocks")
+# A global load's latency under load, assumed (not fitted): an H100's idle DRAM latency is about
+# 500 ns and grows under load; one load request per warp in flight at a time (a loop's next
+# address or use waits for it). The dram term is at least the requests each resident warp makes
+# one after another × this, the `latency` term (#26: a 2-byte-per-lane GLU, a byte-per-load histogram).
+LOAD_LATENCY_S = 600e-9
+SERIAL_TERMS = ("atomics", "blocks", "latency")  # latency: residency is in it already
 # A source with inline-PTX tensor-core instructions (mma.sync, wgmma) has a plain fallback path
 # for targets without them, and that is what the emulator runs and counts: its requests, shared
 # wavefronts and instructions are not the GPU's. Such an estimate is the roofline bound (DRAM,
 # tensor compute, block starts, atomics) and says so in `note`. (WMMA is counted per fragment
 # op by the runtime, kdojo_profile.cpp, and keeps every term.)
-EMULATED_FRAGMENT_TERMS = ("l2", "shared", "issue")
-BOUNDS = ("launch", "dram", "l2", "shared", "issue", "atomics", "blocks", "compute")
+EMULATED_FRAGMENT_TERMS = ("l2", "shared", "issue", "latency")
+BOUNDS = ("launch", "dram", "l2", "shared", "issue", "atomics", "blocks", "latency", "compute")
 
 # The model's accuracy, measured by bench/profile_agreement.py on an H100 over every lesson's
 # reference and correct solutions (docs/benchmarks.md, "Profiling (#16)"). None: not measured.
@@ -298,8 +309,17 @@ def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_
     atom_scale = blocks * threads_per_block / max(1, counted_threads) if per_thread else scale
     atom_max = c.get("gatom_max", 0) * (atom_scale if c.get("gatom_addrs", 0) <= FEW_ADDRESSES else 1.0)
     instructions = c["warp_inst"] * INSTRUCTIONS_PER_MEMORY_INSTRUCTION * scale
+    # Little's law (#26): a warp waits a DRAM latency for each load request before it can use it,
+    # so narrow loads (2 bytes a lane) cannot keep enough bytes in flight to reach the bandwidth
+    warps = max(1, -(-threads_per_block // 32))
+    resident = min(blocks, gpu.sms * (blocks_per_sm or max(1, 64 // warps))) * warps
+    # only requests for sectors not loaded before wait on DRAM (a chunk-per-thread loop's next
+    # elements are L1 hits): the requests times the share of new sectors
+    new = min(1.0, c.get("gld_unique", 0) / c["gld_sectors"]) if c["gld_sectors"] else 1.0
+    waits = c["gld_req"] * new * scale / resident * LOAD_LATENCY_S
     return {
         "dram": 32 * unique / gpu.dram_bps,
+        "latency": waits,
         "l2": 32 * sectors / gpu.l2_bps,
         "shared": c["shd_wavefronts"] * scale / (gpu.sms * gpu.clock_hz),
         "issue": instructions / (gpu.sms * 4 * gpu.clock_hz),

@@ -149,9 +149,11 @@ def max_buffer_bytes() -> int:
     from kernels.emu.jail import program_memory_bytes
 
     return min(PROFILE_MAX_BUFFER_BYTES, program_memory_bytes("fast") // 4)
-# A block doing more than this much of the exercise's work model (flops, else bytes / 4) is too much
-# for one sampled block of the check program (a 4096-cubed GEMM's block: 2^27 flops): test case.
-MAX_BLOCK_WORK = 1 << 22
+# A block doing more than this much of the exercise's work model (flops, else bytes / 4) leaves too
+# few blocks in the sample (half the 2^21 records hold 16 blocks of 2^16 accesses) and too much time
+# for the check program (histogram.bytes at 2^28: 2^17 a block, one byte a load; a 4096-cubed
+# GEMM's block: 2^27 flops): a smaller benchmark case, else a test case.
+MAX_BLOCK_WORK = 1 << 16
 
 
 @dataclass(frozen=True)

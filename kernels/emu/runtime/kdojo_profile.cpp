@@ -709,8 +709,9 @@ void profile_request_begin() { g_launch_index = 0; }
 uint64_t profile_block_count(uint64_t blocks) {
     g_sample_order.clear();
     g_blocks_run = 0;
-    const uint64_t n = g_profile_sample;
-    if (!g_profile || n < 2 || blocks <= n) return blocks;
+    // a grid within the sample runs whole, in the same spread order (it may stop at the records' room)
+    const uint64_t n = std::min<uint64_t>(g_profile_sample, blocks);
+    if (!g_profile || n < 2) return blocks;
     // positions j = 0 .. n-1 at block j (blocks-1) / (n-1); first and last, then the others in
     // bit-reversed order of j (the middle, the quarters, the eighths, ...)
     unsigned bits = 0;
