@@ -138,8 +138,10 @@ def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s:
     if left <= 0.5:
         raise ProfileUnavailable("the submission's time budget is spent")
     try:
-        proc = program.handle.profile_process(emu._cpu_budget(min(timeout_s, left)),
-                                              None if left == float("inf") else left)
+        # the build's wait is at most the run's own limit too: with the counted run after it, the step
+        # stays within the judge's profiling deadline (run_s + compile_s), whatever the budget left
+        # (#26: lesson 05's wmma_fp16, whose profiler build outlasted it, was killed there)
+        proc = program.handle.profile_process(emu._cpu_budget(min(timeout_s, left)), min(left, timeout_s))
     except (emu.toolchain.CompilerLimit, emu.toolchain.ToolchainError) as exc:
         raise ProfileUnavailable(f"the profiler's program did not build: {str(exc)[:200]}") from None
     timeout_s = min(timeout_s, program.handle.remaining_s())
