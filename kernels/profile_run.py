@@ -149,6 +149,8 @@ def max_buffer_bytes() -> int:
     from kernels.emu.jail import program_memory_bytes
 
     return min(PROFILE_MAX_BUFFER_BYTES, program_memory_bytes("fast") // 4)
+
+
 # A block doing more than this much of the exercise's work model (flops, else bytes / 4) leaves too
 # few blocks in the sample (half the 2^21 records hold 16 blocks of 2^16 accesses) and too much time
 # for the check program (histogram.bytes at 2^28: 2^17 a block, one byte a load; a 4096-cubed

@@ -49,7 +49,7 @@ def _params(pairs):
         yield pytest.param(pair, marks=marks, id=f"{pair['exercise']}:{pair['slow']}>{pair['fast']}")
 
 
-@pytest.mark.parametrize("pair", _params(p for p in PAIRS if p["exercise"].startswith(END_TO_END)))
+@pytest.mark.parametrize("pair", list(_params(p for p in PAIRS if p["exercise"].startswith(END_TO_END))))
 def test_the_estimate_ranks_the_pair_and_names_the_cause(pair):
     slow, fast = _profile(pair["exercise"], pair["slow"]), _profile(pair["exercise"], pair["fast"])
     assert slow.get("estimate") and fast.get("estimate"), "both files get an estimate"
