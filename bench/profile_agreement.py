@@ -8,8 +8,11 @@ estimated time against the time measured on a GPU, kernel by kernel (#16).
     PYTHONPATH=. python3 bench/profile_agreement.py --compare emu.jsonl DIR/ncu.jsonl --times DIR/times.jsonl
     PYTHONPATH=. python3 bench/profile_agreement.py --fit emu.jsonl DIR/times.jsonl    # the fitted constants
 
-Both sides profile the same test case of each exercise (the one the emulator
-picks: the largest with at most 65,536 threads), with the same inputs (seed 1).
+The GPU side profiles one test case of each exercise (the largest with at
+most 65,536 threads), with the same inputs (seed 1); the emulator, since #26,
+a sample of the blocks of a benchmark case (kernels/profile_run.py), or that
+test case where it cannot sample: a ratio (sectors per request) compares
+across the two where the access pattern does not change with the size.
 The GPU side runs every file's case in ONE process under ONE `ncu` (a process
 per file would pay ncu's start-up ~100 times), and times every file at the
 exercise's largest benchmark size with CUDA events (L2 flushed before each
@@ -113,20 +116,20 @@ def _profile_emulated(exercise, source, backend, program, constants):
     from kernels import profile_emu
 
     kept: list = []
-    original = profile_emu.count
+    original = profile_emu.sample_scaled
 
-    def counting(*args, **kwargs):
+    def counting(*args, **kwargs):  # each launch's counts as the profile read them (#26: the grid's)
         got = original(*args, **kwargs)
-        kept.extend(got)
+        kept.append(got)
         return got
 
-    profile_emu.count = counting
+    profile_emu.sample_scaled = counting
     try:
         from kernels.profile_run import profile_emulated
 
         profile = profile_emulated(exercise, source, backend, program, constants, SEED)
     finally:
-        profile_emu.count = original
+        profile_emu.sample_scaled = original
     if profile:
         for k, c in zip(profile["kernels"], kept):
             k["_counts"] = c
@@ -480,7 +483,7 @@ def _reestimator(emu_path: str, times_path: str):
         source = (exercise.folder / rel).read_text()
         constants = compile_submission(source, exercise, None).constants
         res = resources(source, exercise, constants)
-        case = next(c for c in exercise.tests if c.label == launches[0]["case"])
+        case = next(c for c in (*exercise.tests, *exercise.benchmark.cases) if c.label == launches[0]["case"])
         plan = resolve_launches(exercise.launches, env_for(case, constants))
         occ = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel), {})["occupancy"]
                for l in plan]
@@ -555,6 +558,7 @@ def main() -> int:
     parser.add_argument("--skip-ncu", action="store_true", help="(cuda) timings only")
     parser.add_argument("--fit", nargs=2, metavar=("EMU", "TIMES"),
                         help="re-run the model on stored counts: fitted constants, in-sample and leave-one-lesson-out")
+    parser.add_argument("--shard", help="K/N: only every N-th file from the K-th (0-based): N processes share --all")
     parser.add_argument("--ncu-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.ncu_child:
@@ -576,6 +580,11 @@ def main() -> int:
         files = list(seen.values())
     else:
         files = all_files(None if args.backend == "emu" else set()) if args.all else FILES
+    if args.shard:
+        k, _, n = args.shard.partition("/")
+        if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+            parser.error("--shard takes K/N with 0 <= K < N")
+        files = files[int(k)::int(n)]
     if args.backend == "emu":
         measure_emu(files)
     else:

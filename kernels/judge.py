@@ -79,6 +79,7 @@ class _State:
         self.case_started = 0.0
         self.compile_started = 0.0
         self.budget_binds = False  # the tests' budget, not run_s, set the current deadline
+        self.tested: dict[str, Any] | None = None  # the "tested" event: the verdict before bench and profile
 
 
 class Judge:
@@ -87,8 +88,8 @@ class Judge:
                  max_attempts: int = MAX_ATTEMPTS, spares: int = GPU_SPARES,
                  defer_profile: bool = False) -> None:
         """Raises backends.BackendUnavailable when `backend` cannot run here, ValueError
-        for a bad $KDOJO_TESTS_BUDGET_S / $KDOJO_EMU_BUDGET_S / $KDOJO_JOB_MEMORY_MB /
-        $KDOJO_JOB_PIDS."""
+        for a bad $KDOJO_TESTS_BUDGET_S / $KDOJO_EMU_BUDGET_S / $KDOJO_PROFILE_GPU /
+        $KDOJO_JOB_MEMORY_MB / $KDOJO_JOB_PIDS."""
         self.lessons_dir = Path(lessons_dir) if lessons_dir is not None else default_lessons_dir()
         self.backend = backends.resolve(backend)
         self.tests_budget_s = tests_budget_s or tests_budget_from_env(self.backend)
@@ -96,6 +97,9 @@ class Judge:
             from kernels.emu.backend import budget_s
 
             budget_s()  # a bad $KDOJO_EMU_BUDGET_S is refused now, not in the first job
+            from kernels.profile_model import gpu_name
+
+            gpu_name()  # and a bad $KDOJO_PROFILE_GPU (#26)
         self.job_limits = JobLimits.from_env()
         self.max_attempts = max(1, max_attempts)
         self.current_job: JobProcess | None = None  # the job process judging now (tests kill it)
@@ -295,6 +299,8 @@ class Judge:
                     job.release()
                 # + peak-bandwidth measurement (first job only) and input generation
                 deadline = time.monotonic() + exercise.limits.bench_s + 2 * SLACK_S + 5
+            elif stage == "tested":
+                state.tested = event
             elif stage == "_profile_start":  # #16: one more checked run and one NVRTC compile
                 state.stage = "profiling"
                 deadline = time.monotonic() + exercise.limits.run_s + exercise.limits.compile_s + 2 * SLACK_S
@@ -329,6 +335,13 @@ class Judge:
             tests.append({"name": name, "status": "error", "message": str(why), **code_fields(why),
                           "output": ""})
             message = Message(f"{name}: {why}", "case_failed", case=name)
+        elif state.stage == "profiling" and state.error is None and (state.tested or {}).get("verdict") == "accepted":
+            # the profile is extra (#16, #26): its run dying, killed or late leaves the verdict as it
+            # was, without a profile (and, on a GPU, without the benchmark that came before it)
+            log.warning("profile of %s ended abnormally (%s, %s, %d OOM kill(s)): no profile; %s", exercise.id,
+                        "timed out" if timed_out else "died", _describe_exit(code), job.oom_kills,
+                        job.stderr_tail[-400:].strip())
+            verdict, message = "accepted", _tested_message(state.tested)
         elif state.stage == "benchmarking" and timed_out:
             verdict = "time_limit_exceeded"
             message = Message(f"the benchmark did not finish within {limits.bench_s:g} s",
@@ -400,6 +413,16 @@ def _internal_sentence(error: str | None) -> str:
         return f"the judge failed on our side (not your fault): {last[0][len(prefix):]}; " \
                "the operators have a log line"
     return INTERNAL_MESSAGE
+
+
+def _tested_message(tested: dict[str, Any]) -> str:
+    """The "tested" event's message, with its code where it had one."""
+    text, code = str(tested.get("message", "")), tested.get("message_code")
+    params = tested.get("message_params") or {}
+    try:
+        return Message(text, code, **params) if code else text
+    except ValueError:  # a code this version does not know: the English text stands
+        return text
 
 
 def _describe_exit(code: int | None) -> str:

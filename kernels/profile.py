@@ -10,6 +10,7 @@ are message codes with parameters, so the web says them in the reader's language
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -28,12 +29,16 @@ RESOURCE_KEYS = ("registers_per_thread", "static_shared_bytes", "stack_frame_byt
 # What the reader must know to read the counts (`caveats`, codes the web says in the reader's language):
 # inline_ptx_fallback: the source has inline PTX, which the emulator never compiles; it counted the
 #   code beside it (the #if branch for other targets), not the instructions a GPU runs;
-# truncated: the counted run reached the runtime's cap of recorded accesses; the counts cover a part.
+# truncated: the counted run reached the runtime's cap of recorded accesses; the counts cover a part;
+# counted_test_case: the emulator counted a small test case, not a sample of the benchmark's launch
+#   (kernels/profile_run.py: launches that read each other's output, or blocks too big to sample).
 CAVEATS = {
     "inline_ptx_fallback": "the source has inline PTX, which the emulator does not run: these counts are of "
                            "the code it runs instead (the branch for other targets), so findings about memory "
                            "access are not given",
     "truncated": "the counted run reached the emulator's cap of recorded accesses: the counts cover its first part",
+    "counted_test_case": "the emulator counted a small test case, not the benchmark's size: access patterns "
+                         "that appear only at the benchmark's size are not seen",
 }
 
 
@@ -53,7 +58,19 @@ class Gpu:
 
 H100 = Gpu("H100", regs_per_sm=65536, smem_per_sm=228 * 1024, smem_reserved_per_block=1024,
            max_threads_per_sm=2048, max_blocks_per_sm=32, reg_alloc_unit=256, smem_alloc_unit=128)
-GPUS = {"H100": H100}
+# The cards kernels/profile_model.py can model (#26), from the CUDA C Programming Guide's table
+# "Technical Specifications per Compute Capability": sm_90 (H100, H200) as above; sm_80 (A100):
+# 164 KB of shared memory per SM, 2048 threads, 32 blocks; sm_89 (L4, RTX 4090): 100 KB, 1536
+# threads, 24 blocks; 64 K registers everywhere, 1 KB reserved per block.
+GPUS = {
+    "H100": H100,
+    "H200": dataclasses.replace(H100, name="H200"),
+    "A100": dataclasses.replace(H100, name="A100", smem_per_sm=164 * 1024),
+    "L4": dataclasses.replace(H100, name="L4", smem_per_sm=100 * 1024, max_threads_per_sm=1536,
+                              max_blocks_per_sm=24),
+    "RTX4090": dataclasses.replace(H100, name="RTX4090", smem_per_sm=100 * 1024, max_threads_per_sm=1536,
+                                   max_blocks_per_sm=24),
+}
 
 
 def _round_up(value: int, unit: int) -> int:

@@ -34,7 +34,9 @@ COUNT_KEYS = ("gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "
               "bb_inst", "bb_lanes", "code_inst", "code_lanes", "code_pred_lanes", "bb_dropped", "bb_pred_lanes",
               # the same weighted by code bytes less the instrumentation's own (hook calls, alignment
               # checks): what the warp execution efficiency metric uses
-              "work_inst", "work_lanes", "work_pred_lanes")
+              "work_inst", "work_lanes", "work_pred_lanes",
+              # the launch's blocks that ran: all of them, or a sample of a benchmark-size grid (#26)
+              "blocks")
 _MAX_COUNT = 1 << 62
 # The profiled case must stay small: the check build is slow and records every access.
 PROFILE_MAX_THREADS = 1 << 16
@@ -49,10 +51,46 @@ class ProfileUnavailable(Exception):
     """No counts for this run (too big, crashed, or an answer we cannot read); one line why."""
 
 
-def profile_request(request: bytes) -> bytes:
-    """`request` (kernels.emu.protocol.encode_request) asking for counts, in natural order."""
+# A benchmark-size launch (#26) runs at most this many of its blocks: the first, the last and
+# evenly spaced ones between, in an order that spreads any prefix over the grid; the runtime starts
+# no further block once half its record cap is used (kdojo_profile.cpp profile_sample_room).
+SAMPLE_BLOCKS = 256
+# Totals over a launch's blocks: a sample's are multiplied by grid blocks / sampled blocks. The
+# rest are ratios' parts that stay (max ways, truncated) or atomics' spread (sample_scaled).
+_NOT_TOTALS = ("shd_max_ways", "truncated", "blocks", "atom_addrs", "atom_max", "gatom_addrs", "gatom_max")
+
+
+def profile_request(request: bytes, sample_blocks: int = 0) -> bytes:
+    """`request` (kernels.emu.protocol.encode_request) asking for counts, in natural order;
+    `sample_blocks` > 1: each launch runs at most that many of its blocks (mode bits 8-31)."""
+    if not 0 <= sample_blocks < 1 << 24:
+        raise ValueError("sample_blocks out of range")
     magic, = struct.unpack_from("<I", request, 0)
-    return struct.pack("<II", magic, MODE_PROFILE) + request[8:]
+    return struct.pack("<II", magic, MODE_PROFILE | sample_blocks << 8) + request[8:]
+
+
+def sample_scaled(counts: dict[str, int], grid_blocks: int, few_addresses: int = 4096,
+                  max_sectors: float | None = None) -> dict[str, int]:
+    """A launch's counts over its whole grid from those of the blocks that ran (`counts["blocks"]`).
+    Totals grow by grid / ran; ratios of totals stay. Atomics on few addresses (a histogram's bins,
+    one total) are the same addresses in every block: their most per address grows; on many
+    (one per element), the addresses grow and the most per address stays. The distinct sectors
+    stay within `max_sectors` (the buffers'): blocks that share data (a GEMM's rows) count the
+    same sectors again."""
+    ran = counts.get("blocks", 0)
+    if ran <= 0 or ran >= grid_blocks:
+        return dict(counts)
+    factor = grid_blocks / ran
+    out = {k: (v if k in _NOT_TOTALS else round(v * factor)) for k, v in counts.items()}
+    for addrs, most in (("atom_addrs", "atom_max"), ("gatom_addrs", "gatom_max")):
+        key = most if counts[addrs] <= few_addresses else addrs
+        out[key] = round(counts[key] * factor)
+    distinct = out["gld_unique"] + out["gst_unique"]
+    if max_sectors and distinct > max_sectors:
+        out["gld_unique"] = round(out["gld_unique"] * max_sectors / distinct)
+        out["gst_unique"] = round(out["gst_unique"] * max_sectors / distinct)
+    out["blocks"] = grid_blocks
+    return out
 
 
 def parse_counts(text: str) -> dict[str, int]:
@@ -77,14 +115,18 @@ def launch_counts(response: WireResponse) -> list[dict[str, int]]:
     return [found[i] for i in sorted(found)]
 
 
-def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s: float) -> list[dict[str, int]]:
-    """Run one case's launches on the check program with counting on; counts per launch.
+def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s: float,
+          sample_blocks: int = 0) -> list[dict[str, int]]:
+    """Run one case's launches on the check program with counting on; counts per launch, of the
+    blocks that ran (`sample_blocks` > 1: at most that many per launch; sample_scaled scales them).
 
     Uses the emulator backend's own wire format and process (the learner's
-    program stays in its sandbox); the buffers are not copied back."""
+    program stays in its sandbox); the answer carries no buffers (kdojo_host.cpp)."""
     from kernels.emu import backend as emu
 
-    threads = sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in launches)
+    per_launch = [int(np.prod(l.grid)) if sample_blocks < 2 else min(int(np.prod(l.grid)), sample_blocks)
+                  for l in launches]
+    threads = sum(b * int(np.prod(l.block)) for b, l in zip(per_launch, launches))
     if threads > PROFILE_FALLBACK_MAX_THREADS:
         raise ProfileUnavailable(f"the profiled case has {threads} threads (at most {PROFILE_FALLBACK_MAX_THREADS})")
     order = list(buffers)
@@ -96,17 +138,19 @@ def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s:
     if left <= 0.5:
         raise ProfileUnavailable("the submission's time budget is spent")
     try:
-        proc = program.handle.profile_process(emu._cpu_budget(min(timeout_s, left)),
-                                              None if left == float("inf") else left)
+        # the build's wait is at most the run's own limit too: with the counted run after it, the step
+        # stays within the judge's profiling deadline (run_s + compile_s), whatever the budget left
+        # (#26: lesson 05's wmma_fp16, whose profiler build outlasted it, was killed there)
+        proc = program.handle.profile_process(emu._cpu_budget(min(timeout_s, left)), min(left, timeout_s))
     except (emu.toolchain.CompilerLimit, emu.toolchain.ToolchainError) as exc:
         raise ProfileUnavailable(f"the profiler's program did not build: {str(exc)[:200]}") from None
     timeout_s = min(timeout_s, program.handle.remaining_s())
     if timeout_s <= 0.5:
         raise ProfileUnavailable("the submission's time budget is spent")
     cpu_s = emu._cpu_budget(timeout_s)
-    got = proc.call(profile_request(request), timeout_s, cpu_s)
+    got = proc.call(profile_request(request, sample_blocks if sample_blocks > 1 else 0), timeout_s, cpu_s)
     if isinstance(got, Crash) or got.fault_name is not None:
-        raise ProfileUnavailable("the profiled run did not finish")
+        raise ProfileUnavailable(f"the profiled run did not finish: {got!r:.300}")
     try:
         counts = launch_counts(got)
     except ValueError as exc:

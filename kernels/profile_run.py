@@ -1,11 +1,18 @@
 """Profiling a passing attempt (#16): which case, the counts, the resources,
 the findings — the `profile` object of the result document.
 
-On the emulator: one test case (the largest with at most
-profile_emu.PROFILE_MAX_THREADS threads; where every case launches more, the
-one with the fewest, up to PROFILE_FALLBACK_MAX_THREADS) runs once more on the check program
-with counting on, and NVRTC compiles the source for the reference GPU (sm_90)
-with `ptxas -v` for registers, shared memory, stack and spills. Nothing here
+On the emulator (#26): the largest benchmark case whose buffers fit
+PROFILE_MAX_BUFFER_BYTES runs on the check program with counting on, each
+launch its real grid but only a sample of its blocks (profile_emu.SAMPLE_BLOCKS:
+first, last, evenly spaced), the counts scaled to the whole grid; access
+patterns, divergence, bank conflicts and atomics are those of the benchmark's
+sizes and strides. An exercise whose later launches read what earlier ones
+wrote (a sample of a histogram's blocks leaves a scatter's offsets unfinished),
+or whose blocks each do more than MAX_BLOCK_WORK of its work model (a GEMM
+block walks all of K), or with no benchmark case that fits, is counted on a
+test case instead (pick_case; caveat "counted_test_case"). NVRTC compiles the
+source for the reference GPU (sm_90) with `ptxas -v` for registers, shared
+memory, stack and spills. Nothing here
 can change a verdict: any failure gives no profile (and a log line), never an
 error. On a GPU with `ncu`, kernels/profile_gpu.py measures the largest test
 case instead (within its own time budget).
@@ -17,14 +24,14 @@ Staff switches: KDOJO_PROFILE=0 turns profiling off everywhere; a spec's
 from __future__ import annotations
 
 import concurrent.futures
-
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from kernels import profile as prof
-from kernels import profile_emu, settings
+from kernels import profile_emu, profile_model, settings
 from kernels.buffers import make_guarded
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
 from kernels.spec import Exercise
@@ -106,8 +113,6 @@ def gpu_roofline(exercise: Exercise, constants: dict[str, int], profiled_case: A
     """The roofline measured on the GPU: the benchmark's time at the largest benchmark case
     (and the framework's, same run); bytes from the byte model, else ncu's DRAM bytes at the
     profiled case scaled by the buffers' footprint to the benchmark case."""
-    from kernels import profile_model
-
     if exercise.benchmark is None or not benchmark or not benchmark.get("sizes"):
         return None
     case = profile_model.largest_case(exercise, constants)
@@ -130,6 +135,69 @@ def _threads(exercise: Exercise, constants: dict[str, int], index: int) -> int:
 
 
 FALLBACK_MAX_WORK_BYTES = 8 << 20  # 2^21 four-byte accesses: kdojo_profile.cpp's kMaxRecords
+# The sampled benchmark case's buffers, all of them together, at most: the profiler's program gets
+# two thirds of KDOJO_EMU_MEMORY_MB (1365 MiB by default) and holds them mapped beside its records
+# (64 MiB; its answer has no buffers); the job process holds three copies (inputs, the guarded
+# buffers, the request) and sends them down a pipe, all within the submission's time budget.
+# 2^28 bytes (histogram.bytes) and 2^24 gather elements (192 MiB) fit; 8192 x 8192 floats do not.
+PROFILE_MAX_BUFFER_BYTES = 320 << 20
+
+
+def max_buffer_bytes() -> int:
+    """PROFILE_MAX_BUFFER_BYTES, less where KDOJO_EMU_MEMORY_MB leaves the program under 4 times it."""
+    from kernels.emu.jail import program_memory_bytes
+
+    return min(PROFILE_MAX_BUFFER_BYTES, program_memory_bytes("fast") // 4)
+
+
+# A block doing more than this much of the exercise's work model (flops, else bytes / 4) leaves too
+# few blocks in the sample (half the 2^21 records hold 16 blocks of 2^16 accesses) and too much time
+# for the check program (histogram.bytes at 2^28: 2^17 a block, one byte a load; a 4096-cubed
+# GEMM's block: 2^27 flops): a smaller benchmark case, else a test case.
+MAX_BLOCK_WORK = 1 << 16
+
+
+@dataclass(frozen=True)
+class Picked:
+    """The case the emulator counts: a benchmark case sampled (sample_blocks > 1) or a test case."""
+
+    case: Any
+    launches: list[Any]
+    sample_blocks: int
+    benchmark: bool
+
+
+def dependent_launches(exercise: Exercise) -> bool:
+    """A later launch takes a buffer an earlier launch may write (a non-const pointer): its blocks
+    read what a sample of the earlier launch's blocks would leave unfinished."""
+    writable: set[str] = set()
+    for spec in exercise.launches:
+        taken = {a.buffer for a in spec.args if a.buffer is not None}
+        if taken & writable:
+            return True
+        writable |= {a.buffer for a in spec.args if a.buffer is not None and not a.param.const}
+    return False
+
+
+def pick_benchmark_case(exercise: Exercise, constants: dict[str, int]) -> Picked | None:
+    """The benchmark case to sample: the most work whose buffers fit, or None (see the module doc)."""
+    bench = exercise.benchmark
+    if bench is None or dependent_launches(exercise):
+        return None
+    best, cap_bytes = None, max_buffer_bytes()
+    for case in bench.cases:
+        env = env_for(case, constants)
+        try:
+            launches = resolve_launches(exercise.launches, env)
+            fits = profile_model.footprint_bytes(exercise, env) <= cap_bytes
+        except Exception:  # noqa: BLE001 — a case the plan cannot evaluate is not sampled
+            continue
+        flops, nbytes = profile_model._model_value(bench.flops, env), profile_model._model_value(bench.bytes, env)
+        work = flops or (nbytes / 4 if nbytes else 0.0)
+        blocks = sum(int(np.prod(l.grid)) for l in launches)
+        if fits and work and work / blocks <= MAX_BLOCK_WORK and (best is None or work > best[0]):
+            best = (work, case, launches)
+    return None if best is None else Picked(best[1], best[2], profile_emu.SAMPLE_BLOCKS, True)
 
 
 def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[Any]] | None:
@@ -137,15 +205,14 @@ def pick_case(exercise: Exercise, constants: dict[str, int]) -> tuple[int, list[
     and among as many threads the most work (byte model, else flop model). The estimate scales
     the counts up from this case, so a case padded up to a tile (2 keys where a block takes 128)
     would scale its waste by 10^8 (flash attention, #16)."""
-    from kernels.profile_model import _model_value
-
     best = fallback = None
     for index, case in enumerate(exercise.tests):
         env = env_for(case, constants)
         launches = resolve_launches(exercise.launches, env)
         threads = sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in launches)
         bench = exercise.benchmark
-        work = (_model_value(bench.bytes, env) or _model_value(bench.flops, env) or 0.0) if bench else 0.0
+        work = (profile_model._model_value(bench.bytes, env) or profile_model._model_value(bench.flops, env)
+                or 0.0) if bench else 0.0
         if threads <= profile_emu.PROFILE_MAX_THREADS and (best is None or (threads, work) > best[0]):
             best = ((threads, work), index, launches)
         # a grid that never shrinks: the fewest threads, then the most work whose 4-byte accesses
@@ -179,12 +246,14 @@ def resources(source: str, exercise: Exercise, constants: dict[str, int],
 def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any,
                      constants: dict[str, int], seed: int) -> dict[str, Any] | None:
     """The `profile` object for an accepted attempt on the emulator, or None."""
-    picked = pick_case(exercise, constants)
+    picked = pick_benchmark_case(exercise, constants)
     if picked is None:
-        return None
-    index, launches = picked
-    case = exercise.tests[index]
-    rng = np.random.default_rng([seed, index])
+        test = pick_case(exercise, constants)
+        if test is None:
+            return None
+        picked = Picked(exercise.tests[test[0]], test[1], 0, False)
+    case, launches = picked.case, picked.launches
+    rng = np.random.default_rng([seed, 1 << 20 if picked.benchmark else exercise.tests.index(case)])
     inputs = load_reference(exercise).generate(case_dict(case, constants), rng)
     shapes = buffer_shapes(exercise, env_for(case, constants))
     buffers = {b.name: make_guarded(b.name, b.role, b.dtype, shapes[b.name], b.init,
@@ -202,21 +271,28 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
         pending = pool.submit(resources, source, exercise, constants, REFERENCE_ARCH,
                               min(float(exercise.limits.compile_s), left))
         try:
-            counts = profile_emu.count(program, launches, buffers, exercise.limits.run_s)
+            ran = profile_emu.count(program, launches, buffers, exercise.limits.run_s, picked.sample_blocks)
         except profile_emu.ProfileUnavailable as exc:
             log.info("profile: %s: %s", exercise.id, exc)
             return None
+        finally:
+            del buffers, inputs  # a benchmark case's: hundreds of MiB, not kept past the run
         res = pending.result()
-    kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
-                                 prof.metrics_from_counts(c)) for l, c in zip(launches, counts)]
-    from kernels import profile_model
+    sectors = profile_model.footprint_bytes(exercise, env_for(case, constants)) / 32
+    counts = [profile_emu.sample_scaled(c, int(np.prod(l.grid)), max_sectors=sectors) for c, l in zip(ran, launches)]
     from kernels.profile_findings import findings
 
+    card = prof.GPUS[profile_model.gpu_name()]  # the card modelled ($KDOJO_PROFILE_GPU, #26)
+    kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
+                                 prof.metrics_from_counts(c), card) for l, c in zip(launches, counts)]
+
     caveats = [c for c, on in (("inline_ptx_fallback", profile_model.has_inline_asm(source)),
-                               ("truncated", any(c["truncated"] for c in counts))) if on]
+                               ("truncated", any(c["truncated"] for c in counts)),
+                               ("counted_test_case", not picked.benchmark and exercise.benchmark is not None))
+               if on]
     note = "counted by the emulator; truncated" if "truncated" in caveats else ""
     doc = prof.build("emulator", case.label, kernels,
-                     findings(kernels, counted_other_code="inline_ptx_fallback" in caveats), note=note,
+                     findings(kernels, counted_other_code="inline_ptx_fallback" in caveats), gpu=card, note=note,
                      caveats=caveats)
 
     try:  # the estimated time (#16): an estimate, labelled so, never a measurement
@@ -227,6 +303,9 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
         log.exception("profile: no estimate for %s", exercise.id)
         est = roof = None
     if est:
+        if picked.benchmark:  # which blocks the counts are of (#26)
+            est["sample"] = {"blocks": [c["blocks"] for c in ran],
+                             "grid_blocks": [int(np.prod(l.grid)) for l in launches]}
         doc["estimate"] = est
     if roof:
         doc["roofline"] = roof

@@ -72,6 +72,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("KDOJO_PROFILE", "profile", "switch", True, "",
             "`0`, `false`, `off` or `no` turns profiling off everywhere"),
     Setting("KDOJO_NCU", "ncu", "path", None, "file", "the Nsight Compute `ncu` to run (default: ncu on PATH)"),
+    Setting("KDOJO_PROFILE_GPU", "profile_gpu", "text", None, "",
+            "the card the emulator's estimate models: H100 (the default), H200, A100, L4 or RTX4090"),
     Setting("KDOJO_NCU_SKIP", "ncu_skip", "names", (), "",
             "comma-separated ncu metrics to leave out (an ncu that lacks one refuses the whole run)"),
 )

@@ -40,17 +40,20 @@ def test_the_reference_transpose_has_no_finding_and_its_resources():
     assert 0 < k["occupancy"]["theoretical_pct"] <= 100
 
 
-def test_a_fixed_grid_larger_than_the_usual_cap_is_still_profiled():
-    # full_sum launches 1024 x 256 threads whatever N is: no case fits PROFILE_MAX_THREADS
+def test_a_fixed_grid_is_sampled_at_the_benchmark_size():
+    # full_sum launches 1024 x 256 threads whatever N is; at 2^24 floats (64 MiB, the largest under
+    # the cap) a sample of its blocks is counted and scaled to the grid (#26)
     doc = judge("reduction.full_sum", (LESSONS / "02-reduction" / "exercises" / "full_sum" / "reference.cu").read_text())
     assert doc["verdict"] == "accepted"
     prof = doc["profile"]
-    # the fewest threads (all alike), then the most work within the record cap: no truncation
-    assert prof is not None and prof["case"] == "n=1048579" and "caveats" not in prof
+    assert prof is not None and prof["case"] == "n=16777216" and "caveats" not in prof
     (k,) = prof["kernels"]
     assert k["grid"] == [1024, 1, 1] and k["block"] == [256, 1, 1]
-    # one atomicAdd per block, all on out[0]; float4 loads, 16 sectors per request as on a GPU
-    assert k["metrics"]["atomics"] == 1024 and k["metrics"]["atomics_per_address_max"] == 1024
+    ran = prof["estimate"]["sample"]["blocks"][0]
+    assert 2 <= ran <= 256 and prof["estimate"]["sample"]["grid_blocks"] == [1024]
+    # one atomicAdd per block, all on out[0]: the sample's, scaled to the grid's 1024 on one address;
+    # float4 loads, 16 sectors per request as on a GPU (a ratio: not scaled)
+    assert abs(k["metrics"]["atomics"] - 1024) <= 1024 / ran and k["metrics"]["atomics_per_address_max"] == k["metrics"]["atomics"]
     assert k["metrics"]["global_load_sectors_per_request"] == 16.0
     assert "estimate" in prof
 

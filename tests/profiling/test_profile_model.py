@@ -33,6 +33,9 @@ def test_a_pure_read_is_its_distinct_bytes_over_the_copy_bandwidth(block_sum):
     assert est["scale"] == 4096 and est["scaled_by"] == "bytes"  # 4·2^28 bytes ÷ 4·2^16
     dram_s = 32 * 8192 * 4096 / H100.dram_bps  # 1 GiB at 3.0 TB/s
     assert est["terms_ms"]["dram"] == pytest.approx(dram_s * 1e3, rel=1e-4)
+    # each resident warp's loads one after another (132 SMs x 8 blocks x 8 warps), a DRAM latency each
+    waits_s = 2048 * 4096 / (H100.sms * 8 * 8) * model.LOAD_LATENCY_S
+    assert est["terms_ms"]["latency"] == pytest.approx(waits_s * 1e3, rel=1e-4)
     # but block_sum launches a block per 256 elements: 2^20 blocks, and an SM starts one per 80 ns
     # (bench/profile_micro.py), which takes longer than the 1 GiB read
     blocks_s = 2**20 / H100.sms * H100.block_s

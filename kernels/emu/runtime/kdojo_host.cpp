@@ -174,6 +174,7 @@ bool serve_one() {
     if (magic != kRequestMagic || !rd(mode) || !rd(nbuf)) return false;
     g_adversarial = (mode & 1u) != 0;
     g_profile = (mode & 2u) != 0;  // count for the profiler (#16, kdojo_profile.cpp)
+    g_profile_sample = g_profile ? mode >> 8 : 0;  // blocks a counted launch samples (#26)
     profile_request_begin();
     g_sink = Sink{};
     for (uint32_t i = 0; i < nbuf; ++i) {
@@ -212,8 +213,10 @@ bool serve_one() {
         put_str(d.message);
     }
     put_str(g_sink.output_truncated ? g_sink.output + "\n[output truncated]\n" : g_sink.output);
-    put(static_cast<uint32_t>(g_buffers.size()));
+    // a counted run answers its counts only: its buffers (a benchmark's size, #26) are not read back
+    put(static_cast<uint32_t>(g_profile ? 0 : g_buffers.size()));
     for (const BufferRegion& b : g_buffers) {
+        if (g_profile) break;
         put(b.total_bytes);
         g_out.append(reinterpret_cast<const char*>(b.base), b.total_bytes);
     }

@@ -44,6 +44,7 @@
 namespace kdojo {
 
 bool g_profile = false;
+uint32_t g_profile_sample = 0;
 
 #ifdef KDOJO_CHECK
 
@@ -72,13 +73,16 @@ std::vector<Rec> g_recs;
 bool g_truncated = false;
 uint64_t g_accesses = 0;  // lane accesses seen in the launch, recorded or not (past the cap: not)
 unsigned g_launch_index = 0;
+// A sampled launch (#26): the blocks to run, in the order they run; the blocks started so far.
+std::vector<uint64_t> g_sample_order;
+uint64_t g_blocks_run = 0;
 
 enum {
     GLD_REQ, GLD_SECTORS, GLD_IDEAL, GST_REQ, GST_SECTORS, GST_IDEAL, SHD_REQ, SHD_WAVES, SHD_IDEAL, SHD_MAX_WAYS,
     WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, GMEM_INST, GMEM_LANES,
     GLD_UNIQUE, GST_UNIQUE, GATOM_OPS, GATOM_ADDRS, GATOM_MAX, ACCESSES,
     BB_INST, BB_LANES, CODE_INST, CODE_LANES, CODE_PRED_LANES, BB_DROPPED, BB_PRED_LANES,
-    WORK_INST, WORK_LANES, WORK_PRED_LANES, N_KEYS
+    WORK_INST, WORK_LANES, WORK_PRED_LANES, BLOCKS, N_KEYS
 };
 struct Totals {
     uint64_t v[N_KEYS] = {};
@@ -89,7 +93,7 @@ const char* const kNames[N_KEYS] = {"gld_req", "gld_sectors", "gld_ideal", "gst_
                                     "gmem_lanes", "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs",
                                     "gatom_max", "accesses", "bb_inst", "bb_lanes", "code_inst", "code_lanes",
                                     "code_pred_lanes", "bb_dropped", "bb_pred_lanes", "work_inst", "work_lanes",
-                                    "work_pred_lanes"};
+                                    "work_pred_lanes", "blocks"};
 // Every global sector read or written in the launch (distinct ones: what DRAM
 // must move at least once, the estimate's DRAM term, kernels/profile_model.py).
 std::vector<uint64_t> g_read_sectors, g_write_sectors;
@@ -692,6 +696,7 @@ Totals fold() {
     t.v[TRUNCATED] = g_truncated;
     // a truncated launch's counts cover records ÷ accesses of it (the estimate scales them up)
     t.v[ACCESSES] = g_accesses;
+    t.v[BLOCKS] = g_blocks_run;  // the counts are of these blocks (kernels/profile_emu.py scales them up)
     bb_totals(t);
     return t;
 }
@@ -700,6 +705,37 @@ Totals fold() {
 }  // namespace
 
 void profile_request_begin() { g_launch_index = 0; }
+
+uint64_t profile_block_count(uint64_t blocks) {
+    g_sample_order.clear();
+    g_blocks_run = 0;
+    // a grid within the sample runs whole, in the same spread order (it may stop at the records' room)
+    const uint64_t n = std::min<uint64_t>(g_profile_sample, blocks);
+    if (!g_profile || n < 2) return blocks;
+    // positions j = 0 .. n-1 at block j (blocks-1) / (n-1); first and last, then the others in
+    // bit-reversed order of j (the middle, the quarters, the eighths, ...)
+    unsigned bits = 0;
+    while ((uint64_t(1) << bits) < n) ++bits;
+    auto reversed = [bits](uint64_t j) {
+        uint64_t r = 0;
+        for (unsigned b = 0; b < bits; ++b) r |= ((j >> b) & 1) << (bits - 1 - b);
+        return r;
+    };
+    std::vector<uint64_t> inner;
+    for (uint64_t j = 1; j + 1 < n; ++j) inner.push_back(j);
+    std::stable_sort(inner.begin(), inner.end(), [&](uint64_t a, uint64_t b) { return reversed(a) < reversed(b); });
+    auto at = [&](uint64_t j) { return static_cast<uint64_t>((unsigned __int128)j * (blocks - 1) / (n - 1)); };
+    g_sample_order = {at(0), at(n - 1)};
+    for (uint64_t j : inner) g_sample_order.push_back(at(j));
+    return n;
+}
+
+uint64_t profile_block_at(uint64_t k) {
+    ++g_blocks_run;
+    return g_sample_order.empty() ? k : g_sample_order[k];
+}
+
+bool profile_sample_room() { return g_sample_order.empty() || g_recs.size() < kMaxRecords / 2; }
 
 void profile_launch_begin() {
     g_recs.clear();
@@ -786,6 +822,9 @@ void profile_launch_end() {
 #else  // the fast build counts nothing
 
 void profile_request_begin() {}
+uint64_t profile_block_count(uint64_t blocks) { return blocks; }
+uint64_t profile_block_at(uint64_t k) { return k; }
+bool profile_sample_room() { return true; }
 void profile_launch_begin() {}
 void profile_access(bool, uintptr_t, size_t, bool, bool, uint64_t, uintptr_t, uintptr_t) {}
 void profile_launch_end() {}

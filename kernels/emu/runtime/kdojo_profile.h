@@ -8,6 +8,17 @@
 namespace kdojo {
 
 extern bool g_profile;  // this request counts (set per request by kdojo_host.cpp)
+// Blocks a counted launch runs at most (#26): 0, all of them; else a sample of the grid's blocks
+// (the request's mode bits 8-31, kernels/profile_emu.py), so a benchmark-size grid can be counted.
+extern uint32_t g_profile_sample;
+
+// The blocks the launch runs: all of them, or the sample's size (a counted launch, #26).
+uint64_t profile_block_count(uint64_t blocks);
+// The k-th block to run (linear index): k, or the sample's k-th (first, last, then evenly spaced
+// ever finer between them, so any prefix of the sample is spread over the whole grid).
+uint64_t profile_block_at(uint64_t k);
+// False once a sampled launch has recorded half the record cap: the next block starts no more.
+bool profile_sample_room();
 
 void profile_request_begin();
 void profile_launch_begin();

@@ -8,6 +8,7 @@
 // mask naming lanes that never come, lanes that disagree on the mask, a
 // shuffle reading a lane outside the mask and a deadlock all end the launch
 // with a fault that names the learner's line.
+#include "kdojo_profile.h"
 #include "kdojo_rt_internal.h"
 
 #include <boost/context/detail/fcontext.hpp>
@@ -1233,8 +1234,9 @@ void run_grid_sequential(uint64_t blocks) {
     init_threads(b.x, b.y, b.z);
     set_order(g_block_threads, g_adversarial);
     check_launch_begin();
-    for (uint64_t k = 0; k < blocks && !t_sink->fault.set; ++k) {
-        set_block(g_adversarial ? blocks - 1 - k : k, g);
+    const uint64_t runs = profile_block_count(blocks);  // a counted launch may sample its grid (#26)
+    for (uint64_t k = 0; k < runs && !t_sink->fault.set && profile_sample_room(); ++k) {
+        set_block(g_adversarial ? blocks - 1 - k : profile_block_at(k), g);
         if (k > 0) init_threads(b.x, b.y, b.z);
         check_block_begin();
         run_block();
