@@ -17,7 +17,6 @@ check, and only an author runs this (`kdojo lessons coverage`), never the judge.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import shutil
 import subprocess
@@ -27,7 +26,7 @@ from typing import Any
 
 from kernels.backend import Program
 from kernels.emu import build as toolchain
-from kernels.emu.backend import BUDGET_ENV, EmuBackend
+from kernels.emu.backend import EmuBackend
 from kernels.emu.protocol import WireResponse
 from kernels.pipeline import run_pipeline
 from kernels.spec import Exercise
@@ -36,6 +35,7 @@ from kernels.spec import Exercise
 EXCUSE = re.compile(r"//.*?\bunreached:\s*(\S.*)$")
 COMPILE_S = 120.0
 RUN_S = 120.0
+COVERAGE_BUDGET_S = 3600.0  # the whole check of one exercise (every case through the -O1 coverage program)
 _PC = re.compile(r"0x([0-9a-f]+)")
 _TRACE_CALL = re.compile(r"^\s*([0-9a-f]+):\s+call\s+[0-9a-f]+ <__sanitizer_cov_trace_pc>", re.M)
 _SYMBOLIZE_BATCH = 4000  # build.symbolize looks up at most 4096 addresses a run
@@ -81,6 +81,9 @@ class _CoverageBackend(EmuBackend):
         super().__init__()
         self.sites: dict[int, int] | None = None  # each block's code address -> its line (0: not the learner's)
         self.ran: set[int] = set()                 # code addresses of the blocks that ran
+
+    def submission_budget_s(self) -> float:
+        return COVERAGE_BUDGET_S  # the judge's 16 s is for submissions, not for this check
 
     def build(self, exercise: Any, source: str, constants: dict[str, int]) -> Program:
         program = super().build(exercise, source, constants)
@@ -131,18 +134,10 @@ def cover(exercise: Exercise) -> Coverage:
     """Judge the exercise's reference.cu on the emulator, every case, and read what ran."""
     reference = exercise.reference_cu_path
     backend = _CoverageBackend()
-    saved = os.environ.get(BUDGET_ENV)
-    os.environ[BUDGET_ENV] = "3600"  # the judge's 16 s is for submissions, not for this check
     # The -O1 coverage program runs slower than the fast one: this check is not the judge's time limit.
     limits = dataclasses.replace(exercise.limits, compile_s=COMPILE_S, run_s=max(exercise.limits.run_s, RUN_S))
     roomy = dataclasses.replace(exercise, limits=limits)
-    try:
-        doc = run_pipeline(roomy, reference.read_text(), backend, bench=False, seed=5, emit=lambda e: None)
-    finally:
-        if saved is None:
-            os.environ.pop(BUDGET_ENV, None)
-        else:
-            os.environ[BUDGET_ENV] = saved
+    doc = run_pipeline(roomy, reference.read_text(), backend, bench=False, seed=5, emit=lambda e: None)
     result = Coverage(exercise.id, reference, doc["verdict"], excused=excuses(reference))
     if backend.sites is None:
         return result

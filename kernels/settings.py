@@ -140,6 +140,7 @@ class JudgeSettings:
     emu_cache: str | None
     profile: bool
     ncu: str | None
+    profile_gpu: str | None
     ncu_skip: tuple[str, ...]
 
 
