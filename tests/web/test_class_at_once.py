@@ -85,7 +85,7 @@ def test_a_database_locked_while_a_kernel_is_judged_leaves_its_verdict(tmp_path,
     runtime = JudgeRuntime(settings, app.state.sessionmaker, app.state.catalog)
     blocker = sqlite3.connect(settings.database_url.split("///", 1)[1], isolation_level=None)
     limit_s = find_exercise(EXERCISE, lessons_dir).limits.run_s
-    job = threading.Thread(target=runtime.judge_submission, args=(submission_id,))
+    job = threading.Thread(target=runtime.judge_next)  # the only queued row: the fair queue's next
     job.start()
     deadline = time.monotonic() + 60
     while blocker.execute("SELECT status FROM submissions WHERE id = ?", (submission_id,)).fetchone()[0] != "running":
