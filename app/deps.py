@@ -21,7 +21,8 @@ from starlette.concurrency import run_in_threadpool
 from app.db import lazy_session
 from app.models import User
 from app.security.csrf import SAFE_METHODS
-from app.security.sessions import SESSION_COOKIE, user_for_token
+from app.security.sessions import SESSION_COOKIE
+from app.services.sessions import user_for_token
 from app.services.submissions import Owner
 from app.settings import Settings
 

@@ -23,12 +23,13 @@ from app.db import transaction
 from app.deps import ANON_COOKIE, CatalogDep, SessionDep, SettingsDep, client_ip
 from app.models import User
 from app.routing import SessionRoute
-from app.security import passwords, ratelimit
-from app.security.sessions import SESSION_COOKIE, create_session, revoke_session, user_for_token
-from app.services import accounts, invites, progress_merge
+from app.security import passwords
+from app.security.sessions import SESSION_COOKIE
+from app.services import accounts, invites, progress_merge, ratelimit
 from app.services.account_recovery import change_password as store_password
 from app.services.account_recovery import live_reset, passwords_differ, redeem_reset, reset_invalid
 from app.services.errors import Forbidden, ServiceError, Unauthorized
+from app.services.sessions import create_session, revoke_session, user_for_token
 from app.services.text import NAME_SCHEMA
 from app.settings import Settings
 

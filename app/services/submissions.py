@@ -14,8 +14,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from app.models import Submission, SubmissionKey, User, utcnow
-from app.security import ratelimit
-from app.services import catalog_view, fairqueue
+from app.services import catalog_view, fairqueue, ratelimit
 from app.services.errors import Conflict, Invalid, NotFound
 from app.services.source_diff import source_diff
 from app.services.events import add_event
