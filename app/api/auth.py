@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.errors import ERRORS, service_error_response
 
+from app.content import Catalog
 from app.db import transaction
 from app.deps import ANON_COOKIE, CatalogDep, SessionDep, SettingsDep, client_ip
 from app.models import User
@@ -175,7 +176,7 @@ async def signup(request: Request, settings: SettingsDep, catalog: CatalogDep) -
     return await run_in_threadpool(_signup, request, settings, catalog, fields, as_json)
 
 
-def _signup(request: Request, settings: Settings, catalog: Any, fields: dict[str, Any], as_json: bool) -> Response:
+def _signup(request: Request, settings: Settings, catalog: Catalog, fields: dict[str, Any], as_json: bool) -> Response:
     factory = request.app.state.sessionmaker
     try:
         if settings.signup == "closed":
@@ -217,7 +218,7 @@ async def signin(request: Request, settings: SettingsDep, catalog: CatalogDep) -
     return await run_in_threadpool(_signin, request, settings, catalog, fields, as_json)
 
 
-def _signin(request: Request, settings: Settings, catalog: Any, fields: dict[str, Any], as_json: bool) -> Response:
+def _signin(request: Request, settings: Settings, catalog: Catalog, fields: dict[str, Any], as_json: bool) -> Response:
     factory = request.app.state.sessionmaker
     email = accounts.normalize_email(str(fields.get("email", "")))[:320]
     try:

@@ -14,6 +14,7 @@ from typing import Any
 
 from app.content.errors import LessonError
 from app.content.markdown import render_markdown
+from kernels.spec import Exercise
 
 LANGS = ("ko", "en")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -50,7 +51,7 @@ class Lesson:
     status: str
     dir: Path
     texts: dict[str, LessonText]
-    exercises: tuple[Any, ...]  # kernels.catalog Exercise objects, in lesson.toml order
+    exercises: tuple[Exercise, ...]  # the judge's exercises, in lesson.toml order
     exercise_files: tuple[ExerciseFiles, ...]
 
     def title(self, lang: str) -> str:
@@ -88,7 +89,7 @@ class Catalog:
         return len(self.lessons)
 
     @property
-    def exercises(self) -> dict[str, Any]:
+    def exercises(self) -> dict[str, Exercise]:
         return {ex.id: ex for lesson in self.lessons.values() for ex in lesson.exercises}
 
     def lesson_for_exercise(self, exercise_id: str) -> Lesson | None:
