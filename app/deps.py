@@ -10,7 +10,7 @@ closes.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated
 
 from anyio import from_thread
 from fastapi import Depends, HTTPException, Path, Query, Request
@@ -18,10 +18,12 @@ from pydantic import BeforeValidator, Field
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from app.content import Catalog
 from app.db import lazy_session
 from app.models import User
 from app.security.csrf import SAFE_METHODS
-from app.security.sessions import SESSION_COOKIE, user_for_token
+from app.security.sessions import SESSION_COOKIE
+from app.services.sessions import user_for_token
 from app.services.submissions import Owner
 from app.settings import Settings
 
@@ -72,11 +74,11 @@ async def get_settings_dep(request: Request) -> Settings:
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
 
 
-async def get_catalog(request: Request) -> Any:
+async def get_catalog(request: Request) -> Catalog:
     return request.app.state.catalog
 
 
-CatalogDep = Annotated[Any, Depends(get_catalog)]
+CatalogDep = Annotated[Catalog, Depends(get_catalog)]
 
 
 async def get_current_user(request: Request) -> User | None:

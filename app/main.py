@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -21,6 +20,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.api.errors import (busy_handler, data_error_handler, document_errors, overflow_handler,
                             service_error_handler)
+from app.content import Catalog
 from app.content import load_catalog as load_lessons
 from app.db import DatabaseBusy, make_engine, make_sessionmaker
 from app.metrics import Metrics, MetricsMiddleware, QueueGauge, metrics_endpoint
@@ -36,7 +36,7 @@ from app.templating import templates
 log = logging.getLogger("kdojo")
 
 
-def load_catalog(settings: Settings, lenient: bool = False) -> Any:
+def load_catalog(settings: Settings, lenient: bool = False) -> Catalog:
     """The lesson catalog; `lenient` (start-up): a malformed lesson is left out with one
     error line naming its file and field (app.content.load_catalog)."""
     catalog = load_lessons(settings.lessons_dir, lenient=lenient)
@@ -92,7 +92,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.engine.dispose()
 
 
-def create_app(settings: Settings | None = None, catalog: Any = None, lenient: bool = False) -> FastAPI:
+def create_app(settings: Settings | None = None, catalog: Catalog | None = None, lenient: bool = False) -> FastAPI:
     settings = settings or get_settings()
     app = FastAPI(title="Kernel Dojo", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")

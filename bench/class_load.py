@@ -167,8 +167,8 @@ def make_accounts(database_url: str, count: int) -> list[str]:
     is sign-up's cost (~1 CPU-s each here), not what a class at once measures."""
     from app.db import make_engine, make_sessionmaker, transaction
     from app.security.passwords import hash_password
-    from app.security.sessions import create_session
     from app.services.accounts import NewAccount, create_account
+    from app.services.sessions import create_session
 
     password_hash, tag = hash_password("class-load-secret"), secrets.token_hex(3)
     engine = make_engine(database_url)

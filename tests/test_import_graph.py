@@ -113,6 +113,28 @@ def test_services_and_what_is_below_them_never_import_routes_or_entry_points():
     assert bad == []
 
 
+def _external_imports(path: Path) -> set[str]:
+    """The top-level names of every package a file imports (function-level ones included)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def test_security_runs_no_sql():
+    # SQL lives in app/services (issue #30): app/security holds cookies, tokens, CSRF,
+    # headers and password rules, none of which touch the database
+    graph, modules = import_graph(), _modules()
+    security = [name for name in modules if _under(name, ("app.security",))]
+    assert security, "app/security not found"
+    bad = sorted((a, b) for a in security for b in graph[a] if b in ("app.models", "app.db"))
+    bad += sorted((a, "sqlalchemy") for a in security if "sqlalchemy" in _external_imports(modules[a]))
+    assert bad == []
+
+
 def test_the_checker_finds_a_cycle_hidden_in_a_function():
     # the rule's own test: a function-level import closing a loop is a cycle
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}

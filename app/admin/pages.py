@@ -8,6 +8,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, HTTPException, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from app.content import Catalog
 from app.deps import CatalogDep, CurrentUser, IdPath, SessionDep
 from app.models import TOKEN_SCOPES, User
 from app.pages.context import base_context, render
@@ -26,7 +27,7 @@ def _admin(user: User | None) -> User:
     return user
 
 
-def _page(request: Request, session: SessionDep, user: User, catalog: object, **extra: object) -> HTMLResponse:
+def _page(request: Request, session: SessionDep, user: User, catalog: Catalog, **extra: object) -> HTMLResponse:
     context = base_context(request, session, user, catalog)
     context.update(
         title="API tokens", scopes=TOKEN_SCOPES, new_token=None, error=None,

@@ -19,16 +19,18 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.errors import ERRORS, service_error_response
 
+from app.content import Catalog
 from app.db import transaction
 from app.deps import ANON_COOKIE, CatalogDep, SessionDep, SettingsDep, client_ip
 from app.models import User
 from app.routing import SessionRoute
-from app.security import passwords, ratelimit
-from app.security.sessions import SESSION_COOKIE, create_session, revoke_session, user_for_token
-from app.services import accounts, invites, progress_merge
+from app.security import passwords
+from app.security.sessions import SESSION_COOKIE
+from app.services import accounts, invites, progress_merge, ratelimit
 from app.services.account_recovery import change_password as store_password
 from app.services.account_recovery import live_reset, passwords_differ, redeem_reset, reset_invalid
 from app.services.errors import Forbidden, ServiceError, Unauthorized
+from app.services.sessions import create_session, revoke_session, user_for_token
 from app.services.text import NAME_SCHEMA
 from app.settings import Settings
 
@@ -174,7 +176,7 @@ async def signup(request: Request, settings: SettingsDep, catalog: CatalogDep) -
     return await run_in_threadpool(_signup, request, settings, catalog, fields, as_json)
 
 
-def _signup(request: Request, settings: Settings, catalog: Any, fields: dict[str, Any], as_json: bool) -> Response:
+def _signup(request: Request, settings: Settings, catalog: Catalog, fields: dict[str, Any], as_json: bool) -> Response:
     factory = request.app.state.sessionmaker
     try:
         if settings.signup == "closed":
@@ -216,7 +218,7 @@ async def signin(request: Request, settings: SettingsDep, catalog: CatalogDep) -
     return await run_in_threadpool(_signin, request, settings, catalog, fields, as_json)
 
 
-def _signin(request: Request, settings: Settings, catalog: Any, fields: dict[str, Any], as_json: bool) -> Response:
+def _signin(request: Request, settings: Settings, catalog: Catalog, fields: dict[str, Any], as_json: bool) -> Response:
     factory = request.app.state.sessionmaker
     email = accounts.normalize_email(str(fields.get("email", "")))[:320]
     try:

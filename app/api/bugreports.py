@@ -26,7 +26,7 @@ class BugReportIn(BaseModel):
 
 @router.post("", status_code=201)
 def create_bug_report(body: BugReportIn, session: SessionDep, owner: OwnerDep, catalog: CatalogDep) -> dict:
-    known = {lesson.id for lesson in catalog_view.lessons(catalog)} if catalog is not None else None
+    known = {lesson.id for lesson in catalog_view.lessons(catalog)}
     submission_id = body.submission_id
     if submission_id is None:
         submission_id = latest_submission_id(session, owner.user, owner.anon_id)

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from app.content import Catalog
 from app.deps import CatalogDep, DbId, RequireUser, SessionDep, SettingsDep
 from app.routing import SessionRoute
 from app.services import awards, catalog_view
@@ -26,8 +27,8 @@ class ReadIn(BaseModel):
     ids: list[DbId] | None = Field(default=None, max_length=1000)  # None: all; strict: no `false`, no "1"
 
 
-def _known_lessons(catalog: object) -> set[str] | None:
-    return {lesson.id for lesson in catalog_view.lessons(catalog)} if catalog is not None else None
+def _known_lessons(catalog: Catalog) -> set[str]:
+    return {lesson.id for lesson in catalog_view.lessons(catalog)}
 
 
 def forget_anonymous_page(app: Any, lesson_id: str) -> None:

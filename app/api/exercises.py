@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from app.content import Catalog
 from app.deps import CatalogDep, OwnerDep, SessionDep
 from app.routing import SessionRoute
 from app.services import catalog_view
@@ -13,7 +14,7 @@ from app.services.errors import NotFound
 router = APIRouter(route_class=SessionRoute, prefix="/api/exercises", tags=["exercises"])
 
 
-def _known(catalog: object, exercise_id: str, user: object = None) -> None:
+def _known(catalog: Catalog, exercise_id: str, user: object = None) -> None:
     if exercise_id not in catalog_view.exercises(catalog, catalog_view.sees_drafts(user)):
         raise NotFound(f"There is no exercise {exercise_id!r}.")
 

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from app.content import Catalog
 from app.db import open_session, transaction
 from app.deps import ANON_COOKIE, MAX_DB_INT, CatalogDep, IdPath, OwnerDep, SettingsDep, client_gone, current_owner
 from app.routing import SessionRoute
@@ -91,7 +92,7 @@ async def create_submission(
 
 
 def _create_in_thread(body: SubmissionIn, request: Request, owner: service.Owner, settings: Settings,
-                      catalog: Any, idempotency_key: str | None) -> Response:
+                      catalog: Catalog, idempotency_key: str | None) -> Response:
     if client_gone(request):
         # It waited for a thread while its client gave up: nobody is there to follow
         # the verdict, and judging it would only delay everyone else (issue #25).

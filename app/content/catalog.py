@@ -14,6 +14,7 @@ from typing import Any
 
 from app.content.errors import LessonError
 from app.content.markdown import render_markdown
+from kernels.spec import Exercise
 
 LANGS = ("ko", "en")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -50,7 +51,7 @@ class Lesson:
     status: str
     dir: Path
     texts: dict[str, LessonText]
-    exercises: tuple[Any, ...]  # kernels.catalog Exercise objects, in lesson.toml order
+    exercises: tuple[Exercise, ...]  # the judge's exercises, in lesson.toml order
     exercise_files: tuple[ExerciseFiles, ...]
 
     def title(self, lang: str) -> str:
@@ -88,7 +89,7 @@ class Catalog:
         return len(self.lessons)
 
     @property
-    def exercises(self) -> dict[str, Any]:
+    def exercises(self) -> dict[str, Exercise]:
         return {ex.id: ex for lesson in self.lessons.values() for ex in lesson.exercises}
 
     def lesson_for_exercise(self, exercise_id: str) -> Lesson | None:
@@ -197,9 +198,9 @@ def _lesson_meta(toml_path: Path) -> dict[str, Any]:
     return meta
 
 
-def _exercise_objects(lesson_dir: Path, names: tuple[str, ...], judged: dict[str, Any]) -> tuple[Any, ...]:
+def _exercise_objects(lesson_dir: Path, names: tuple[str, ...], judged: dict[str, Exercise]) -> tuple[Exercise, ...]:
     """The judge's Exercise objects for the folders lesson.toml lists, in its order."""
-    found = []
+    found: list[Exercise] = []
     for i, name in enumerate(names):
         spec_path = lesson_dir / "exercises" / name / "exercise.toml"
         if not spec_path.is_file():
@@ -221,7 +222,7 @@ def _load_texts(lesson_dir: Path) -> dict[str, LessonText]:
     return {lang: texts.get(lang) or texts[present[0]] for lang in LANGS}
 
 
-def load_lesson(lesson_dir: Path, judged: dict[str, Any]) -> Lesson:
+def load_lesson(lesson_dir: Path, judged: dict[str, Exercise]) -> Lesson:
     """One lesson folder; `judged` is `kernels.catalog.load_exercises(...)`'s result."""
     meta = _lesson_meta(lesson_dir / "lesson.toml")
     texts = _load_texts(lesson_dir)

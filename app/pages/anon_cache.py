@@ -37,6 +37,7 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request, cookie_parser
 from starlette.responses import HTMLResponse, Response
 
+from app.content import Catalog
 from app.i18n import LANG_COOKIE, LANGS, choose_lang, remember_lang, set_lang_cookie
 from app.security.csrf import csrf_token
 from app.security.sessions import SESSION_COOKIE
@@ -81,7 +82,7 @@ _SLOT = "kdojo-csrf-slot-" + secrets.token_hex(16)
 @dataclass(frozen=True)
 class Entry:
     expires: float  # time.monotonic()
-    catalog: Any  # the catalog it was rendered from: a reload makes it stale
+    catalog: Catalog  # the catalog it was rendered from: a reload makes it stale
     lesson_id: str
     parts: tuple[bytes, ...]  # the page split where the CSRF token goes
 
@@ -101,7 +102,7 @@ class AnonPageCache:
         # the comments before the change) is not stored after it.
         self.generation = 0
 
-    def get(self, path: str, lang: str, catalog: Any) -> Entry | None:
+    def get(self, path: str, lang: str, catalog: Catalog) -> Entry | None:
         entry = self._entries.get((path, lang))
         if entry is None or entry.catalog is not catalog or entry.expires <= time.monotonic():
             return None
@@ -142,7 +143,7 @@ def generation(app: Any) -> int:
     return cache.generation if cache is not None else 0
 
 
-def render_and_store(request: Request, name: str, context: dict[str, Any], lesson_id: str, catalog: Any,
+def render_and_store(request: Request, name: str, context: dict[str, Any], lesson_id: str, catalog: Catalog,
                      expires: float, since_generation: int) -> HTMLResponse:
     """Render `name` (from `catalog`) for an anonymous reader, keep it until `expires`
     (monotonic) unless the lesson's page was dropped since `since_generation`, and

@@ -10,6 +10,7 @@ from starlette.responses import HTMLResponse
 
 from app import xp as xp_rules
 from app.achievements import ACHIEVEMENTS
+from app.content import Catalog
 from app.i18n import js_strings, remember_lang, request_lang
 from app.services.progress import LearnerState, learner_state, learner_summary
 from app.templating import PageData, html_json, templates
@@ -23,7 +24,7 @@ def levels_table() -> list[dict[str, Any]]:
     ]
 
 
-def lessons_table(catalog: Any) -> dict[str, dict[str, Any]]:
+def lessons_table(catalog: Catalog) -> dict[str, dict[str, Any]]:
     """Published lesson id → its exercise ids and XP (what "lesson done" means in the browser)."""
     return {
         lesson.id: {"exercises": list(lesson.exercise_ids), "xp": lesson.xp}
@@ -33,10 +34,10 @@ def lessons_table(catalog: Any) -> dict[str, dict[str, Any]]:
 
 
 _SHARED_MAX = 16
-_shared: dict[tuple[str, int], tuple[Any, dict[str, tuple[Any, str]]]] = {}
+_shared: dict[tuple[str, int], tuple[Catalog, dict[str, tuple[Any, str]]]] = {}
 
 
-def shared_page_data(lang: str, catalog: Any) -> dict[str, tuple[Any, str]]:
+def shared_page_data(lang: str, catalog: Catalog) -> dict[str, tuple[Any, str]]:
     """The page data every page of a language shares (strings, tables), each with its
     JSON text, built once per (language, catalog): a reload builds a new catalog."""
     key = (lang, id(catalog))
@@ -56,7 +57,7 @@ def shared_page_data(lang: str, catalog: Any) -> dict[str, tuple[Any, str]]:
     return known
 
 
-def base_context(request: Request, session: Any, user: Any, catalog: Any) -> dict[str, Any]:
+def base_context(request: Request, session: Any, user: Any, catalog: Catalog) -> dict[str, Any]:
     lang = request_lang(request)
     # one query for the learner bar and the unread count (issue #13: it was five)
     state = learner_state(session, user.id) if user is not None else LearnerState()

@@ -29,6 +29,8 @@ def reference_fragment(
     if row.exercise_id != exercise_id or row.verdict != "accepted":
         raise HTTPException(status_code=403, detail="The reference is shown after you pass this exercise.")
     lesson = catalog.lesson_for_exercise(exercise_id)
+    if lesson is None:  # the lesson was taken out (a reload) after the learner passed it
+        raise HTTPException(status_code=404, detail="This exercise is no longer in the lessons.")
     index = lesson.exercise_ids.index(exercise_id)
     code = lesson.exercise_files[index].reference
     return HTMLResponse(f'<pre class="highlight" data-lang="cuda"><code>{highlight_code(code, "cuda")}</code></pre>')

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse
 
-from app.content import Lesson, render_inline, render_markdown
+from app.content import Catalog, Lesson, render_inline, render_markdown
 from app.db import open_session
 from app.deps import load_user
 from app.i18n import track_title
@@ -60,7 +60,7 @@ def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str], profi
     }
 
 
-def neighbours(catalog: Any, lesson: Lesson, user: Any = None) -> tuple[Lesson | None, Lesson | None, int, int]:
+def neighbours(catalog: Catalog, lesson: Lesson, user: Any = None) -> tuple[Lesson | None, Lesson | None, int, int]:
     """The previous and next lessons of the track, the lesson's number and the last
     number this reader can open. Lessons are numbered across tracks (`order`: the
     second track starts at 6), as the catalogue cards and the texts ("lesson 2",
@@ -74,7 +74,7 @@ def neighbours(catalog: Any, lesson: Lesson, user: Any = None) -> tuple[Lesson |
     return prev_lesson, next_lesson, lesson.order, last
 
 
-def prerequisite_views(catalog: Any, lesson: Lesson, lang: str, user: Any = None) -> list[dict[str, str]]:
+def prerequisite_views(catalog: Catalog, lesson: Lesson, lang: str, user: Any = None) -> list[dict[str, str]]:
     """The lessons to read first, by title; one in another track also names that
     track (the memory-patterns track starts from the foundations track's reduction)."""
     views = []
@@ -118,7 +118,7 @@ def _lesson_page_in_thread(lesson_id: str, request: Request) -> HTMLResponse:
         return render_lesson_page(lesson_id, request, session, user, request.app.state.catalog)
 
 
-def render_lesson_page(lesson_id: str, request: Request, session: Any, user: Any, catalog: Any) -> HTMLResponse:
+def render_lesson_page(lesson_id: str, request: Request, session: Any, user: Any, catalog: Catalog) -> HTMLResponse:
     lesson = catalog.lesson(lesson_id)
     since = anon_cache.generation(request.app)  # before anything that goes into the page is read
     context = base_context(request, session, user, catalog)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse
 
 from app.achievements import ACHIEVEMENTS
+from app.content import Catalog
 from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, not_found, render
 from app.routing import SessionRoute
@@ -54,7 +55,7 @@ def _diffs(recent: list[Any]) -> dict[int, str | None]:
     return diffs
 
 
-def _exercise_links(catalog: Any, lang: str, exercise_ids: set[str]) -> dict[str, dict[str, str | None]]:
+def _exercise_links(catalog: Catalog, lang: str, exercise_ids: set[str]) -> dict[str, dict[str, str | None]]:
     """Each exercise's title in `lang` and its lesson, for the submissions table
     (a learner knows "SAXPY", not `elementwise.saxpy`)."""
     links: dict[str, dict[str, str | None]] = {}

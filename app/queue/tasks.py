@@ -30,6 +30,7 @@ from huey.api import TaskWrapper
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.content import Catalog
 from app.db import DatabaseBusy, transaction
 from app.metrics import Metrics
 from app.models import Submission, utcnow
@@ -49,12 +50,12 @@ FINISH_TRIES = 3  # each waits up to the write lock's timeout (app.db)
 class JudgeRuntime:
     """What a worker needs: settings, the database, the catalog, judges per thread."""
 
-    def __init__(self, settings: Settings, factory: sessionmaker[Session], catalog: Any,
+    def __init__(self, settings: Settings, factory: sessionmaker[Session], catalog: Catalog | None,
                  name: str | None = None, metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.metrics = metrics or Metrics()
         self.factory = factory
-        self.catalog = catalog
+        self.catalog = catalog  # None: verdicts are stored but award no XP (no lessons known)
         # Rows claimed read `identity:pid:thread`. The identity is the host, or the
         # name an operator gave this worker (`kdojo worker --name`), unique among
         # the running workers: it finds its own interrupted jobs again at start.

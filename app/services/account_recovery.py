@@ -23,7 +23,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.models import PasswordReset, User, utcnow
-from app.security.sessions import revoke_all_sessions, revoke_other_sessions
+from app.services.sessions import revoke_all_sessions, revoke_other_sessions
 from app.services import admin_audit
 from app.services.admin_audit import Actor
 from app.services.errors import Invalid

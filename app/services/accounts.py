@@ -10,7 +10,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.models import AuthAttempt, User
-from app.security import passwords, ratelimit
+from app.security import passwords
+from app.services import ratelimit
 from app.services.errors import Conflict, Invalid, Unauthorized
 from app.services.text import check_name
 

@@ -12,17 +12,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from app.content import Catalog, LessonError, load_catalog
 from app.services.errors import Invalid
+from kernels.spec import SpecError
 
 log = logging.getLogger("kdojo.lessons")
 
 
-def reload_catalog(app: Any) -> Any:
+def reload_catalog(app: Any) -> Catalog:
     """Load the lessons again and swap them in; raises Invalid (the old catalog stays)."""
-    from kernels.spec import SpecError
-
-    from app.content import LessonError, load_catalog
-
     try:
         catalog = load_catalog(app.state.settings.lessons_dir)  # strict: a bad lesson keeps the old catalog
     except (LessonError, SpecError) as exc:
@@ -37,8 +35,8 @@ def reload_catalog(app: Any) -> Any:
     return catalog
 
 
-def summary(catalog: Any) -> dict[str, Any]:
-    lessons = list(getattr(catalog, "lessons", {}).values()) if catalog is not None else []
+def summary(catalog: Catalog) -> dict[str, Any]:
+    lessons = list(catalog.lessons.values())
     return {
         "lessons": len(lessons),
         "drafts": sorted(lesson.id for lesson in lessons if lesson.status == "draft"),
@@ -46,11 +44,10 @@ def summary(catalog: Any) -> dict[str, Any]:
     }
 
 
-def lesson_list(catalog: Any) -> list[dict[str, Any]]:
-    lessons = list(getattr(catalog, "lessons", {}).values()) if catalog is not None else []
+def lesson_list(catalog: Catalog) -> list[dict[str, Any]]:
     return [{"id": lesson.id, "track": lesson.track, "order": lesson.order, "status": lesson.status,
              "title": {lang: text.title for lang, text in lesson.texts.items()},
-             "exercises": list(lesson.exercise_ids), "folder": lesson.dir.name} for lesson in lessons]
+             "exercises": list(lesson.exercise_ids), "folder": lesson.dir.name} for lesson in catalog.lessons.values()]
 
 
 def snapshot(lessons_dir: Path) -> dict[str, float]:

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.content import Catalog
 from app.models import Submission, User, XpAward
 from app.services import catalog_view
 from app.services.errors import Invalid, NotFound
@@ -22,7 +23,7 @@ VERDICT_RANK = {v: i for i, v in enumerate(
 CSV_COLUMNS = ("email", "display_name", "exercise_id", "best_verdict", "best_ms", "attempts", "xp")
 
 
-def exercise_set(catalog: Any, track: str | None, lesson: str | None, exercises: str | None) -> list[str]:
+def exercise_set(catalog: Catalog, track: str | None, lesson: str | None, exercises: str | None) -> list[str]:
     """The exercise ids of a track, a lesson, or a comma-separated list, in catalog order."""
     lessons = catalog_view.lessons(catalog)
     if sum(x is not None for x in (track, lesson, exercises)) != 1:

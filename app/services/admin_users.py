@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.models import ROLES, BugReport, Comment, User
-from app.security.sessions import revoke_all_sessions
+from app.services.sessions import revoke_all_sessions
 from app.services import accounts, admin_audit
 from app.services.admin_audit import Actor
 from app.services.bugreports import view as bug_view

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from app import xp as xp_rules
 from app.achievements import ACHIEVEMENTS, LearnerStats
+from app.content import Catalog
 from app.db import insert_ignore
 from app.models import (
     BugReport,
@@ -60,7 +61,7 @@ def record_completion(
     return upgraded.rowcount == 1
 
 
-def apply_verdict(session: Session, submission: Submission, catalog: Any) -> tuple[int, list[str]]:
+def apply_verdict(session: Session, submission: Submission, catalog: Catalog | None) -> tuple[int, list[str]]:
     """Awards for a stored verdict: (XP added now, achievements unlocked now)."""
     if submission.user_id is None:
         return 0, []
@@ -80,7 +81,7 @@ def apply_verdict(session: Session, submission: Submission, catalog: Any) -> tup
     return gained, unlocked
 
 
-def update_lessons(session: Session, user_id: int, catalog: Any, submission_id: int | None = None) -> int:
+def update_lessons(session: Session, user_id: int, catalog: Catalog | None, submission_id: int | None = None) -> int:
     """Complete every lesson whose exercises are all complete; lesson XP needs them verified."""
     rows = session.execute(
         select(Completion.item_id, Completion.verified)
@@ -105,7 +106,7 @@ def complete_reading_lesson(session: Session, user_id: int, lesson: catalog_view
 
 
 def check_achievements(
-    session: Session, user_id: int, catalog: Any, submission_id: int | None = None
+    session: Session, user_id: int, catalog: Catalog | None, submission_id: int | None = None
 ) -> list[str]:
     """Unlock what the learner now qualifies for; returns the ids unlocked by this call."""
     stats = learner_stats(session, user_id, catalog)
@@ -119,7 +120,7 @@ def check_achievements(
     return unlocked
 
 
-def learner_stats(session: Session, user_id: int, catalog: Any) -> LearnerStats:
+def learner_stats(session: Session, user_id: int, catalog: Catalog | None) -> LearnerStats:
     exercises = catalog_view.exercises(catalog)
     verified = set(session.scalars(
         select(Completion.item_id).where(Completion.user_id == user_id,
@@ -157,7 +158,7 @@ def _count(session: Session, model: type, *where: Any) -> int:
     return int(session.scalar(select(func.count()).select_from(model).where(*where)) or 0)
 
 
-def _tracks_done(catalog: Any, lessons_done: set[str]) -> int:
+def _tracks_done(catalog: Catalog | None, lessons_done: set[str]) -> int:
     by_track: dict[str, list[str]] = {}
     for lesson in catalog_view.lessons(catalog):
         by_track.setdefault(lesson.track, []).append(lesson.id)

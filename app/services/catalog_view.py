@@ -1,14 +1,15 @@
 """What the backend needs from the lesson catalog (app.content), in one place.
 
-The catalog is the frontend's `app.content.load_catalog(lessons_dir)`; lessons
-are in order and each holds `kernels.catalog` Exercise objects.
+The catalog is `app.content.Catalog` (`app.content.load_catalog(lessons_dir)`);
+lessons are in order and each holds the judge's `kernels.spec.Exercise` objects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from app.content import Catalog, Lesson
 
 
 @dataclass(frozen=True)
@@ -27,41 +28,29 @@ class LessonInfo:
     exercise_ids: tuple[str, ...]
 
 
-def lessons(catalog: Any) -> list[LessonInfo]:
-    if catalog is None:
-        return []
+def lessons(catalog: Catalog | None) -> list[LessonInfo]:
+    """Published lessons in catalog order; none without a catalog (a worker started bare)."""
     return [
-        LessonInfo(
-            id=lesson.id,
-            track=getattr(lesson, "track", ""),
-            xp=int(getattr(lesson, "xp", 0) or 0),
-            exercise_ids=tuple(ex.id for ex in getattr(lesson, "exercises", ()) or ()),
-        )
+        LessonInfo(id=lesson.id, track=lesson.track, xp=lesson.xp, exercise_ids=lesson.exercise_ids)
         for lesson in _published(catalog)
     ]
 
 
-def exercises(catalog: Any, include_drafts: bool = False) -> dict[str, ExerciseInfo]:
+def exercises(catalog: Catalog | None, include_drafts: bool = False) -> dict[str, ExerciseInfo]:
     """Exercises of published lessons (what XP and progress count); with
     `include_drafts`, also those of drafts (staff trying a draft before it ships)."""
     found: dict[str, ExerciseInfo] = {}
     for lesson in _published(catalog, include_drafts):
-        for ex in getattr(lesson, "exercises", ()) or ():
-            found[ex.id] = ExerciseInfo(
-                id=ex.id,
-                lesson_id=lesson.id,
-                difficulty=str(getattr(ex, "difficulty", "easy")),
-                xp=getattr(ex, "xp", None),
-            )
+        for ex in lesson.exercises:
+            found[ex.id] = ExerciseInfo(id=ex.id, lesson_id=lesson.id, difficulty=ex.difficulty, xp=ex.xp)
     return found
 
 
-def _published(catalog: Any, include_drafts: bool = False) -> Iterable[Any]:
-    items = getattr(catalog, "lessons", ())
-    if isinstance(items, dict):
-        items = items.values()
-    return [lesson for lesson in items
-            if include_drafts or getattr(lesson, "status", "published") == "published"]
+def _published(catalog: Catalog | None, include_drafts: bool = False) -> list[Lesson]:
+    if catalog is None:
+        return []
+    return [lesson for lesson in catalog.lessons.values()
+            if include_drafts or lesson.status == "published"]
 
 
 # Drafts (issue #6): a lesson with `status = "draft"` is shown to instructors and
@@ -73,5 +62,5 @@ def sees_drafts(user: Any) -> bool:
     return user is not None and getattr(user, "role", "learner") in DRAFT_READERS
 
 
-def visible(lesson: Any, user: Any) -> bool:
-    return getattr(lesson, "status", "published") == "published" or sees_drafts(user)
+def visible(lesson: Lesson, user: Any) -> bool:
+    return lesson.status == "published" or sees_drafts(user)

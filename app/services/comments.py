@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from app.models import Comment, Notification, User, utcnow
-from app.security import ratelimit
+from app.services import ratelimit
 from app.services.errors import Invalid, NotFound
 from app.services.text import check_text
 

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from app.content import Catalog
 from app.models import Submission, SubmissionAttempt, utcnow
 from app.services import awards, fairqueue
 from app.services.events import add_event
@@ -70,7 +71,7 @@ def heartbeat(session: Session, submission_id: int, attempt: int) -> bool:
 
 
 def finish(
-    session: Session, submission_id: int, attempt: int, result: dict[str, Any], catalog: Any,
+    session: Session, submission_id: int, attempt: int, result: dict[str, Any], catalog: Catalog | None,
     profile_follows: bool = False,
 ) -> bool:
     """Store the judge's result for this attempt, award XP and achievements, emit

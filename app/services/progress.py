@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app import xp as xp_rules
 from app.achievements import ACHIEVEMENTS
+from app.content import Catalog
 from app.models import Completion, Notification, Submission, User, UserAchievement, XpAward
 from app.services import catalog_view
 
@@ -95,7 +96,7 @@ def learner_state(session: Session, user_id: int) -> LearnerState:
     return LearnerState(xp, ordered["exercise"], ordered["lesson"], ordered["achievement"], unread)
 
 
-def learner_summary(session: Session, user: User | None, catalog: Any,
+def learner_summary(session: Session, user: User | None, catalog: Catalog,
                     state: LearnerState | None = None) -> LearnerSummary:
     """The learner bar. Anonymous learners (user=None) start from zero: their
     progress lives in the browser. `state`: already read for this user."""
@@ -106,7 +107,7 @@ def learner_summary(session: Session, user: User | None, catalog: Any,
     return _summary(state, catalog)
 
 
-def _summary(state: LearnerState, catalog: Any) -> LearnerSummary:
+def _summary(state: LearnerState, catalog: Catalog) -> LearnerSummary:
     lessons = catalog_view.lessons(catalog)
     lessons_total = len(lessons)
     xp = state.xp

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.content import Catalog
 from app.models import Submission, User
 from app.services import awards, catalog_view
 from app.services.progress import total_xp
@@ -18,7 +19,7 @@ from app.services.progress import total_xp
 def merge_local_progress(
     session: Session,
     user: User,
-    catalog: Any,
+    catalog: Catalog,
     exercise_ids: list[str],
     lesson_ids: list[str],
     anon_id: str | None,

@@ -13,12 +13,12 @@ from typing import Any
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
+from app.content import Catalog
 from app.models import Submission, SubmissionKey, User, utcnow
-from app.security import ratelimit
-from app.services import catalog_view, fairqueue
+from app.services import catalog_view, fairqueue, ratelimit
 from app.services.errors import Conflict, Invalid, NotFound
-from app.services.source_diff import source_diff
 from app.services.events import add_event
+from app.services.source_diff import source_diff
 
 MODES = ("run", "submit")
 STAFF_ROLES = ("instructor", "admin")
@@ -43,7 +43,7 @@ class Limits:
 
 
 def create(
-    session: Session, owner: Owner, catalog: Any, exercise_id: str, source: str, mode: str,
+    session: Session, owner: Owner, catalog: Catalog, exercise_id: str, source: str, mode: str,
     limits: Limits, queue_name: str = "kdojo", idempotency_key: str | None = None,
 ) -> tuple[Submission, bool]:
     """Validate, enforce limits, store the `queued` row and its first event.

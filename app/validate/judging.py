@@ -12,9 +12,10 @@ from typing import Any
 
 from app.validate.report import Check, LessonReport, display
 from kernels import corpus
+from kernels.spec import Exercise
 
 
-def judge_exercise(judge: Any, exercise: Any, report: LessonReport) -> None:
+def judge_exercise(judge: Any, exercise: Exercise, report: LessonReport) -> None:
     try:
         expected = corpus.expectations(Path(exercise.folder))
     except corpus.CorpusError as exc:

@@ -10,11 +10,11 @@ import traceback
 import uuid
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 
 from app.validate.report import LessonReport
+from kernels.spec import Exercise
 
 
 def _import(path: Path) -> ModuleType:
@@ -31,7 +31,7 @@ def _import(path: Path) -> ModuleType:
     return module
 
 
-def check_outputs(exercise: Any, report: LessonReport) -> None:
+def check_outputs(exercise: Exercise, report: LessonReport) -> None:
     """Every test case's expected outputs, computed with a fixed seed."""
     from kernels.check import reference_is_trivial
     from kernels.plan import case_dict

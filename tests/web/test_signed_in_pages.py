@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -103,6 +104,20 @@ def test_a_learner_cannot_poll_anothers_submission(app, two) -> None:  # noqa: A
     assert bob.get(poll).status_code == 404
     assert TestClient(app).get(poll).status_code == 404
     assert ada.get("/api/submissions/999999").status_code == 404
+
+
+def test_the_reference_of_a_lesson_taken_out_is_a_404_not_a_500(app, own_lessons: Path) -> None:  # noqa: ANN001
+    # issue #30: typing the catalog showed `lesson_for_exercise` may find no lesson
+    with TestClient(app):
+        ada, ada_user = learner(app, "ada@example.com", "Ada")
+        submission_id = store_verdict(app, ada_user["id"], v1_result("accepted"))
+        reference = f"/exercises/{EXERCISE}/reference?submission={submission_id}"
+        assert ada.get(reference).status_code == 200
+        shutil.rmtree(own_lessons / "02-reduction")
+        reload_catalog(app)
+        gone = ada.get(reference)
+        assert gone.status_code == 404
+        assert "no longer in the lessons" in gone.text
 
 
 def test_an_edited_lesson_shows_its_new_instructions(app, two, own_lessons: Path) -> None:  # noqa: ANN001
