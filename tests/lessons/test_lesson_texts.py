@@ -4,6 +4,7 @@ length, and stamped after its last change (both translations kept in step)."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,15 @@ def test_korean_prose_uses_the_glossary_terms(kit, folder):
     for path in paths:
         found = sorted({m.group(0) for m in GLOSSARY_FORBIDDEN_KO.finditer(_prose(path.read_text(encoding="utf-8")))})
         assert not found, f"{path}: {found}: use the glossary's Korean term (참고 풀이, 런치 구성, 레슨 N)"
+    for spec in sorted(kit.lesson_dir(folder).glob("exercises/*/exercise.toml")):  # the hints a learner reveals
+        hints = " ".join(tomllib.loads(spec.read_text(encoding="utf-8")).get("hints", {}).get("ko", []))
+        found = sorted({m.group(0) for m in GLOSSARY_FORBIDDEN_KO.finditer(_prose(hints))}
+                       | set(ENGLISH_TERMS.findall(re.sub(r"`[^`]*`", "", hints))))
+        assert not found, f"{spec}: Korean hints: {found}: use the glossary's Korean term"
+
+
+# English names of concepts the glossary gives a Korean term (outside code, in Korean hints)
+ENGLISH_TERMS = re.compile(r"(?<![A-Za-z_])(?:threads?|warps?|lanes?|grid|registers?|shuffles?|shared memory)(?![A-Za-z_])")
 
 
 def test_the_glossary_names_each_concept_once_and_the_lesson_that_teaches_it():
