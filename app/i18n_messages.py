@@ -46,7 +46,7 @@ MSG_KO: dict[str, Any] = {
     "js.msg.profile_low_occupancy": "{kernel}: SM의 워프 자리 중 최대 {occupancy_pct}%만 채울 수 있습니다 (한계: {limiter})",
     # the Performance panel (#16, static/js/results.js)
     "js.profile.title": "성능 분석",
-    "js.profile.source_emulator": "에뮬레이터가 센 값입니다 (테스트 {case}). 점유율은 {gpu} 기준으로 계산했습니다.",
+    "js.profile.source_emulator": "에뮬레이터가 센 값입니다 (입력 {case}). 점유율은 {gpu} 기준으로 계산했습니다.",
     "js.profile.source_ncu": "GPU에서 Nsight Compute로 잰 값입니다 (테스트 {case})",
     "js.profile.this_attempt": "이번 제출",
     "js.profile.previous": "이전 제출",
@@ -267,7 +267,7 @@ MSG_EN: dict[str, Any] = {
     "js.msg.profile_low_occupancy": "{kernel}: at most {occupancy_pct}% of an SM's warp slots can be filled, limited by {limiter}",
     # the Performance panel (#16, static/js/results.js)
     "js.profile.title": "Performance",
-    "js.profile.source_emulator": "counted by the emulator (test {case}); occupancy computed for an {gpu}",
+    "js.profile.source_emulator": "counted by the emulator (input {case}); occupancy computed for an {gpu}",
     "js.profile.source_ncu": "measured on the GPU by Nsight Compute (test {case})",
     "js.profile.this_attempt": "this attempt",
     "js.profile.previous": "previous attempt",

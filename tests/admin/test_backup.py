@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import sqlite3
 import threading
+import uuid
 from pathlib import Path
 
 import httpx
@@ -203,22 +204,24 @@ PG_DATABASE = "kd_class_accounts_backup"
 
 @pytest.fixture
 def pg_database(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, lessons_dir: Path) -> str:
-    """A database of its own: pg_dump copies a whole database, not one test schema."""
+    """A database of its own (one per test: under pytest-xdist two of these run at once):
+    pg_dump copies a whole database, not one test schema."""
     psycopg = pytest.importorskip("psycopg")
+    database = f"{PG_DATABASE}_{uuid.uuid4().hex[:8]}"
     try:
         admin = psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=3)
     except psycopg.OperationalError as exc:
         pytest.skip(f"PostgreSQL at {PG_ADMIN} is unreachable ({exc.__class__.__name__})")
     with admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {PG_DATABASE} WITH (FORCE)")
-        admin.execute(f"CREATE DATABASE {PG_DATABASE}")
-    url = f"postgresql://postgres@127.0.0.1:5432/{PG_DATABASE}"
+        admin.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {database}")
+    url = f"postgresql://postgres@127.0.0.1:5432/{database}"
     monkeypatch.setenv("KDOJO_DATABASE_URL", url)
     monkeypatch.setenv("KDOJO_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("KDOJO_LESSONS_DIR", str(lessons_dir))
     yield url
     with psycopg.connect(PG_ADMIN, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {PG_DATABASE} WITH (FORCE)")
+        admin.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
 
 
 def _pg_emails(url: str) -> list[str]:

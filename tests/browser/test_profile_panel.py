@@ -303,7 +303,7 @@ def test_two_judged_attempts_the_second_beside_the_first_in_both_languages(page,
     assert "profiling" in stages and stages.index("profiling") < stages.index("done"), stages
     assert page.locator(".exercise .stages li[data-stage='profiling'] .stage-name").inner_text() == "성능 분석 중"
     panel = page.locator(".exercise .profile")
-    assert "에뮬레이터가 센 값입니다 (테스트 n=1000)" in panel.locator(".profile-source").inner_text()
+    assert "에뮬레이터가 센 값입니다 (입력 n=1048576)" in panel.locator(".profile-source").inner_text()
     assert panel.locator("td.previous").count() == 0  # the first pass: nothing to compare with
     finding = panel.locator(".profile-findings li[data-code='profile_uncoalesced']")
     assert "32바이트 섹터" in finding.inner_text() and finding.locator("a").get_attribute("href") == "/lessons/coalescing"
@@ -320,9 +320,9 @@ def test_two_judged_attempts_the_second_beside_the_first_in_both_languages(page,
     page.keyboard.press("Control+Enter")
     assert wait_for_verdict(page) == "accepted"
     panel = page.locator(".exercise .profile")
-    assert "counted by the emulator (test n=1000)" in panel.locator(".profile-source").inner_text()
+    assert "counted by the emulator (input n=1048576)" in panel.locator(".profile-source").inner_text()
     row = panel.locator("tr[data-metric='load_sectors']")
-    assert row.locator("td.now").inner_text() == row.locator("td.ideal").inner_text()  # coalesced: 3.91 at n=1000
+    assert row.locator("td.now").inner_text() == row.locator("td.ideal").inner_text()  # coalesced, at the benchmark size
     assert float(row.locator("td.previous").inner_text()) == first_loads
     assert re.fullmatch(r"−\d+(\.\d+)?", row.locator("td.change").inner_text())
     assert "better" in row.locator("td.change").get_attribute("class")

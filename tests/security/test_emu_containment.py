@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import multiprocessing
 import os
 import platform
 import resource
@@ -85,13 +86,38 @@ def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False, keep
 
 def judge(exercise, backend, source: str, bypass: bool = True, keep_preprocessed: bool = False,
           keep_objects: bool = False, keep_poison: bool = False) -> tuple[dict, float]:
+    """Judge `source` (every source check bypassed by default) in a forked process of its own,
+    so the peak memory of the processes it started (`_peaks`, read by assert_contained) is this
+    judgement's alone: getrusage(RUSAGE_CHILDREN) is the largest child a process ever waited
+    for, and under pytest-xdist a worker has judged other tests' kernels (a lesson's
+    benchmark-size profile, a browser) before this one."""
     started = time.monotonic()
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def attempt() -> None:
+        result = _run(exercise, backend, source, bypass, keep_preprocessed, keep_objects, keep_poison)
+        send.send((json.loads(json.dumps(result)), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024))
+
+    proc = context.Process(target=attempt)
+    proc.start()
+    result, peak = receive.recv()
+    proc.join()
+    _peaks.append(peak)
+    return result, time.monotonic() - started
+
+
+_peaks: list[int] = []
+
+
+def _run(exercise, backend, source: str, bypass: bool, keep_preprocessed: bool, keep_objects: bool,
+         keep_poison: bool) -> dict:
     with pytest.MonkeyPatch.context() as mp:
         if bypass:
             _bypass_checks(mp, keep_preprocessed, keep_objects, keep_poison)
         result = pipeline.run_pipeline(exercise, source, backend, bench=False, seed=3, emit=lambda event: None)
     gc.collect()  # the program's handle (and its processes) go with it, as when a job process ends
-    return result, time.monotonic() - started
+    return result
 
 
 def attack(name: str, secret_path: Path | None = None, **defines: int) -> str:
@@ -105,7 +131,7 @@ def assert_contained(result: dict, wall_s: float, secret_text: str, exercise, ba
     assert secret_text not in json.dumps(result), "host content in the result"
     assert result["verdict"] not in ("accepted", "internal_error"), result["message"]
     assert wall_s < WALL_S, f"took {wall_s:.1f} s"
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    peak = _peaks[-1]  # the processes this result's judgement started (judge() forks for each)
     assert peak < PEAK_BYTES, f"a child reached {peak / 1e9:.2f} GB"
     after, _ = judge(exercise, backend, CORRECT.read_text(), bypass=False)
     assert after["verdict"] == "accepted", after["message"]
@@ -490,7 +516,11 @@ def test_raw_system_calls_under_the_runtimes_layer(exercise, backend, secret, ca
 @pytest.mark.parametrize("which", [1, 2, 3])  # preinit_array, init_array, an ifunc resolver
 def test_code_placed_before_main_by_asm_runs_under_the_filter(exercise, backend, secret, which):
     result, wall = judge(exercise, backend, attack("early_code.cu", WHICH=which))
-    assert result["verdict"] == "rejected", result["message"]
+    # An ifunc resolver runs before the C library sets up thread-local storage; in the
+    # check program its instrumentation calls the runtime, which needs it, so it can crash
+    # there first: the learner's runtime_error, contained all the same (asserted below).
+    assert result["verdict"] in (("rejected", "runtime_error") if which == 3 else ("rejected",)), \
+        result["message"]
     assert_contained(result, wall, secret[1], exercise, backend)
 
 

@@ -46,8 +46,11 @@ def reference(inputs, case):
     return _reference(inputs, case)
 '''
 SPIN_S = 0.3
-EMU_SPIN = ("        volatile unsigned long long sink = 0;\n"
-            "        for (unsigned long long k = 0; k < 300000000ull; ++k) sink = sink + k;\n")
+# (kept by its use, not by a `volatile` variable: a source with volatile data gets the
+# emulator's lockstep hook in every basic block, and 3e8 of them pass the tests' budget)
+EMU_SPIN = ("        unsigned long long sink = 1;\n"
+            "        for (unsigned long long k = 0; k < 300000000ull; ++k) sink = sink * 6364136223846793005ull + k;\n"
+            "        if (sink == 42ull) out[0] = 0.0f;  // never: it only keeps the loop\n")
 GPU_SPIN = ("        long long start = clock64();\n"
             "        while (clock64() - start < 1000000000LL) { }\n")  # ≥ 0.5 s below 2 GHz
 
@@ -92,7 +95,7 @@ def test_references_are_computed_after_each_tests_kernel_ran_on_the_emulator(les
     assert doc["verdict"] == "accepted", doc["message"]
     gaps = _gaps(log)
     assert len(gaps) == 13
-    # the spin is 3e8 volatile adds of one thread (0.09–0.3 s on the machines
+    # the spin is 3e8 multiply-adds of one thread (0.09–0.3 s on the machines
     # seen); a reference computed before the run followed its inputs by a
     # millisecond or two
     assert min(gaps) >= SPIN_S / 10, gaps
