@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernels.messages import MESSAGE_CODES
+from kernels.profile_model import _number_or_null  # one rule for a count or null, the model's too
 
 SOURCES = ("emulator", "ncu")
 LIMITERS = ("registers", "shared_memory", "block_size", "blocks_per_sm", "none")
@@ -167,10 +168,6 @@ def build(source: str, case: str, kernels: list[dict[str, Any]], findings: list[
     if caveats:
         doc["caveats"] = list(caveats)
     return doc
-
-
-def _number_or_null(value: Any) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0)
 
 
 def validate(profile: Any) -> list[str]:
