@@ -97,6 +97,26 @@ class LaunchSpec:
 
 
 @dataclass(frozen=True)
+class TritonLaunchSpec:
+    """One launch of a Triton version: the `@triton.jit` function's name and its
+    arguments in order (buffers by name, scalars as expressions). Grid, `num_warps`,
+    `num_stages` and the meta-parameters are the learner's: their `launch_<kernel>`."""
+
+    kernel: str
+    args: tuple[ArgSpec, ...]
+
+
+@dataclass(frozen=True)
+class TritonSpec:
+    """`[triton]`: the exercise also judges Triton (`*.triton.py` files beside the `.cu` ones)."""
+
+    launches: tuple[TritonLaunchSpec, ...]
+    hints: dict[str, tuple[str, ...]]
+    rtol: float | None = None  # None: the exercise's [check]
+    atol: float | None = None
+
+
+@dataclass(frozen=True)
 class Case:
     """One test or benchmark case: dims and params (numbers or strings)."""
 
@@ -161,6 +181,12 @@ class Exercise:
     lesson_dir: Path
     instructions: dict[str, Path] = field(default_factory=dict)
     profile_enabled: bool = True  # [profile] enabled = false: never profiled (#16)
+    triton: TritonSpec | None = None  # [triton]: a Triton version (#29)
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The kernel languages this exercise judges, CUDA first."""
+        return ("cuda", "triton") if self.triton is not None else ("cuda",)
 
     @property
     def starter_path(self) -> Path:

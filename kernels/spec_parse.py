@@ -11,11 +11,11 @@ from typing import Any
 from kernels.spec import (DIFFICULTIES, DTYPES, INITS, POINTER_CTYPES, ROLES, ArgSpec,
                           BaselineSpec, BenchmarkSpec, BufferSpec, Case, ConstantSpec,
                           Exercise, KernelSpec, LaunchSpec, Limits, Param, SpecError,
-                          _IDENT, parse_expr, parse_signature)
+                          TritonLaunchSpec, TritonSpec, _IDENT, parse_expr, parse_signature)
 
 _EXERCISE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*\.[a-z0-9][a-z0-9_-]*$")
 _TOP_KEYS = {"id", "title", "difficulty", "xp", "hints", "kernels", "dims", "constants",
-             "buffers", "launch", "check", "tests", "benchmark", "limits", "profile"}
+             "buffers", "launch", "check", "tests", "benchmark", "limits", "profile", "triton"}
 
 
 class _Ctx:
@@ -88,7 +88,43 @@ def build_exercise(path: Path, data: dict[str, Any], lesson_dir: Path) -> Exerci
         constants=constants, buffers=buffers, launches=launches, rtol=rtol, atol=atol,
         tests=tests, benchmark=benchmark, limits=_limits(ctx, data), folder=folder,
         spec_path=path, lesson_dir=lesson_dir.resolve(), instructions=instructions,
-        profile_enabled=_profile_enabled(ctx, data))
+        profile_enabled=_profile_enabled(ctx, data),
+        triton=_triton(ctx, data, buffers, names) if "triton" in data else None)
+
+
+_TRITON_KERNEL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _triton(ctx: _Ctx, data: dict, buffers: tuple[BufferSpec, ...], names: set[str]) -> TritonSpec:
+    """`[triton]`: `[[triton.launch]]` (kernel, args; optional `signature` for scalar C
+    types, else ints are int32 and floats float32, as Triton's own launcher passes them),
+    optional `hints = {ko, en}` and `rtol`/`atol` overriding [check]."""
+    table = ctx.get(data, "triton", "triton", dict)
+    _no_unknown(ctx, table, "triton", {"launch", "hints", "rtol", "atol"})
+    launches = []
+    for i, item in enumerate(_list_of_tables(ctx, table, "launch", "triton.launch")):
+        where = f"triton.launch[{i}]"
+        _no_unknown(ctx, item, where, {"kernel", "args", "signature"})
+        kernel = ctx.get(item, "kernel", f"{where}.kernel", str)
+        if not _TRITON_KERNEL.match(kernel):
+            raise ctx.fail(f"{where}.kernel", f"expected a Python function name, got {kernel!r}")
+        # the CUDA launch reader checks args against a signature or infers them
+        plan = _launch(ctx, {"kernel": kernel, "grid": 1, "block": 1, "args": ctx.get(item, "args", f"{where}.args", list),
+                             **({"signature": item["signature"]} if "signature" in item else {})},
+                       where, {}, buffers, names)
+        launches.append(TritonLaunchSpec(kernel, plan.args))
+    hints = {"ko": [], "en": []}
+    if "hints" in table:
+        hints = _lang_table(_Ctx(ctx.path), {"triton.hints": table["hints"]}, "triton.hints", list)
+    if len(hints["ko"]) != len(hints["en"]):
+        raise ctx.fail("triton.hints", "ko and en must have the same number of hints")
+    tol = {}
+    for key in ("rtol", "atol"):
+        value = ctx.get(table, key, f"triton.{key}", (int, float), default=None)
+        if value is not None and value < 0:
+            raise ctx.fail(f"triton.{key}", "must be >= 0")
+        tol[key] = None if value is None else float(value)
+    return TritonSpec(tuple(launches), {k: tuple(v) for k, v in hints.items()}, **tol)
 
 
 def _profile_enabled(ctx: _Ctx, data: dict) -> bool:

@@ -127,3 +127,44 @@ def test_parse_signature(signature, expected):
 def test_parse_signature_refuses(signature):
     with pytest.raises(ValueError):
         parse_signature(signature)
+
+
+TRITON = '''
+[triton]
+hints = { ko = ["블록마다 한 번 더합니다."], en = ["Add once per block."] }
+rtol = 1e-4
+
+[[triton.launch]]
+kernel = "block_sum"
+args = ["in", "out", "N"]
+'''
+
+
+def test_triton_section(scratch_exercise):
+    spec = scratch_exercise / "exercise.toml"
+    assert load_spec(spec).languages == ("cuda",) and load_spec(spec).triton is None
+    spec.write_text(spec.read_text() + TRITON)
+    exercise = load_spec(spec)
+    assert exercise.languages == ("cuda", "triton")
+    launch = exercise.triton.launches[0]
+    assert launch.kernel == "block_sum"
+    assert [a.buffer for a in launch.args] == ["in", "out", None]
+    assert launch.args[2].param.ctype == "auto" and launch.args[2].expr.source == "N"
+    assert exercise.triton.hints["en"] == ("Add once per block.",)
+    assert exercise.triton.rtol == 1e-4 and exercise.triton.atol is None
+
+
+@pytest.mark.parametrize("old, new, field, message", [
+    ('args = ["in", "out", "N"]\n\'\'\'', 'args = ["in", "out", "M"]', "triton.launch[0].args[2]", "unknown name 'M'"),
+    ('kernel = "block_sum"', 'kernel = "block-sum"', "triton.launch[0].kernel", "Python function name"),
+    ('rtol = 1e-4', 'rtol = -1.0', "triton.rtol", ">= 0"),
+    ('rtol = 1e-4', 'colour = 1', "triton.colour", "unknown field"),
+    ('en = ["Add once per block."]', 'en = []', "triton.hints", "same number"),
+])
+def test_malformed_triton_section(scratch_exercise, old, new, field, message):
+    spec = scratch_exercise / "exercise.toml"
+    spec.write_text(spec.read_text() + TRITON.replace(old.replace("\n'''", ""), new.replace("\n'''", "")))
+    with pytest.raises(SpecError) as caught:
+        load_spec(spec)
+    assert caught.value.field == field, caught.value
+    assert message in caught.value.message
