@@ -112,6 +112,9 @@ class Launch:
     block: tuple[int, int, int]
     shared_bytes: int
     args: tuple[LaunchArg, ...]
+    # A Triton launch's constexpr meta-parameters and num_warps/num_stages, by name (#29);
+    # () for CUDA, whose compile-time constants are in the binary
+    meta: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass
