@@ -135,6 +135,7 @@ class Learner:
     client: httpx.AsyncClient
     submission_id: int | None = None
     verdict: str | None = None
+    message: str = ""
 
     def csrf(self) -> dict[str, str]:
         return {"X-CSRF-Token": self.client.cookies.get("kdojo_csrf") or ""}
@@ -223,19 +224,32 @@ async def poll(base: str, path: str, every_s: float, tally: Tally, stop_event: a
 
 
 async def follow_verdict(learner: Learner, tally: Tally) -> None:
-    """Read the submission's SSE stream until `done`; its verdict is the learner's."""
-    path = f"/api/submissions/{learner.submission_id}/events"
-    async with learner.client.stream("GET", path, timeout=VERDICT_WAIT_S) as response:
-        tally.add("events", response.status_code)
-        event = None
-        async for line in response.aiter_lines():
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("data: ") and event == "done":
-                import json
+    """Read the submission's SSE stream until `done`; its verdict is the learner's. A stream
+    the server ends (after SSE_MAX_S) is resumed with Last-Event-ID, as a browser's
+    EventSource does."""
+    import json
 
-                learner.verdict = json.loads(line[6:]).get("verdict")
+    path = f"/api/submissions/{learner.submission_id}/events"
+    deadline = time.monotonic() + VERDICT_WAIT_S
+    last_id = ""
+    while time.monotonic() < deadline:
+        headers = {"Last-Event-ID": last_id} if last_id else {}
+        async with learner.client.stream("GET", path, headers=headers,
+                                         timeout=max(1.0, deadline - time.monotonic())) as response:
+            tally.add("events", response.status_code)
+            if response.status_code != 200:
                 return
+            event = None
+            async for line in response.aiter_lines():
+                if line.startswith("id: "):
+                    last_id = line[4:]
+                elif line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "done":
+                    done = json.loads(line[6:])
+                    learner.verdict, learner.message = done.get("verdict"), str(done.get("message", ""))
+                    return
+        await asyncio.sleep(1.0)  # the stream's `retry: 1000`
 
 
 async def class_at_once(base: str, learners: list[Learner], lesson: str, sources: list[str], exercise: str,
@@ -263,6 +277,7 @@ async def class_at_once(base: str, learners: list[Learner], lesson: str, sources
     # lost: accepted (202) but not stored, or never judged; duplicated: stored more than once
     return {"last_verdict_s": round(last_verdict_s, 1),
             "verdicts": Counter(l.verdict or "none" for l in learners),
+            "not_accepted": Counter(f"{l.verdict}: {l.message}" for l in learners if l.verdict != "accepted"),
             "lost": sum(1 for l, n in zip(learners, attempts) if l.submission_id is not None
                         and (n < 1 or l.verdict is None)),
             "duplicated": sum(max(0, n - 1) for n in attempts),
@@ -357,6 +372,7 @@ def main() -> int:
         parser.error("--learners 1..2000, --streams 0..5000")
     lessons_dir = REPO_ROOT / "lessons"
     lesson, source = first_lesson(lessons_dir), SOLUTION.read_text()
+    errors: list[str] = []
     with tempfile.TemporaryDirectory() as tmp, class_server(
             Path(tmp), lessons_dir, args.port or free_port(), args.scaleout, worker=not args.streams) as server:
         if args.streams:
@@ -364,9 +380,15 @@ def main() -> int:
         else:
             tally, outcome, _ = asyncio.run(run_class(server, args.learners, lesson, [source] * args.learners,
                                                       EXERCISE))
+        # the server's own account of anything that went wrong (the folder goes with the run)
+        errors = [line for line in server.log.read_text(errors="replace").splitlines()
+                  if line.startswith(("ERROR", "CRITICAL")) or "Traceback" in line]
     print(f"learners {args.learners}  streams {args.streams}  {'scale-out' if args.scaleout else 'one process'}  "
           f"exercise {EXERCISE}  cpus {os.cpu_count()}  commit {commit()}")
     print(report(tally, outcome))
+    if errors:
+        print(f"server log: {len(errors)} error line(s); the first ones:")
+        print("\n".join("  " + line[:400] for line in errors[:10]))
     return 0 if tally.count_5xx() == 0 else 1
 
 
