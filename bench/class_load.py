@@ -22,6 +22,7 @@ open, closes them all, and measures how soon and how fast the site answers.
     .venv/bin/python bench/class_load.py --learners 200
     .venv/bin/python bench/class_load.py --learners 200 --scaleout
     .venv/bin/python bench/class_load.py --learners 100 --streams 1000
+    .venv/bin/python bench/class_load.py --learners 200 --pages-only   # phases 1-2 only
 
 Bounded in count and time; loopback only; it stops every process it starts.
 """
@@ -253,13 +254,15 @@ async def follow_verdict(learner: Learner, tally: Tally) -> None:
 
 
 async def class_at_once(base: str, learners: list[Learner], lesson: str, sources: list[str], exercise: str,
-                        tally: Tally) -> dict[str, Any]:
+                        tally: Tally, submit_too: bool = True) -> dict[str, Any]:
     """Pages, posts, submissions and verdicts, each phase by every learner at once."""
     await asyncio.gather(*(_timed(tally, "page", l.client.get(f"/lessons/{lesson}")) for l in learners))
     await asyncio.gather(*(
         _timed(tally, "post", l.client.post(path, headers=l.csrf(), json=body))
         for l in learners for path, body in (("/api/notifications/read", {}),
                                              ("/api/progress/merge", {"exercise_ids": [], "lesson_ids": [lesson]}))))
+    if not submit_too:
+        return {}
     started = time.monotonic()
 
     async def submit(learner: Learner) -> None:
@@ -284,8 +287,8 @@ async def class_at_once(base: str, learners: list[Learner], lesson: str, sources
             "submitted": sum(1 for l in learners if l.submission_id is not None)}
 
 
-async def run_class(server: Server, count: int, lesson: str, sources: list[str], exercise: str
-                    ) -> tuple[Tally, dict, list[Learner]]:
+async def run_class(server: Server, count: int, lesson: str, sources: list[str], exercise: str,
+                    submit_too: bool = True) -> tuple[Tally, dict, list[Learner]]:
     """`count` signed-in learners, then the class at once (learner i submits `sources[i]`)."""
     learners = await sign_up(server, count)
     base = server.base
@@ -293,7 +296,7 @@ async def run_class(server: Server, count: int, lesson: str, sources: list[str],
     pollers = [asyncio.create_task(poll(base, "/healthz", 0.05, tally, stop_event)),
                asyncio.create_task(poll(base, "/api/status", 0.2, tally, stop_event))]
     try:
-        outcome = await class_at_once(base, learners, lesson, sources, exercise, tally)
+        outcome = await class_at_once(base, learners, lesson, sources, exercise, tally, submit_too)
     finally:
         stop_event.set()
         await asyncio.gather(*pollers)
@@ -366,6 +369,8 @@ def main() -> int:
     parser.add_argument("--learners", type=int, default=200)
     parser.add_argument("--streams", type=int, default=0, help="open this many event streams instead")
     parser.add_argument("--scaleout", action="store_true", help="PostgreSQL + Redis, two `kdojo worker`s")
+    parser.add_argument("--pages-only", action="store_true",
+                        help="the page loads and posts only, no submissions (minutes faster)")
     parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
     args = parser.parse_args()
     if args.learners < 1 or args.learners > 2000 or args.streams < 0 or args.streams > 5000:
@@ -379,7 +384,7 @@ def main() -> int:
             tally, outcome = asyncio.run(run_streams(server, args.learners, args.streams, source, EXERCISE))
         else:
             tally, outcome, _ = asyncio.run(run_class(server, args.learners, lesson, [source] * args.learners,
-                                                      EXERCISE))
+                                                      EXERCISE, not args.pages_only))
         # the server's own account of anything that went wrong (the folder goes with the run)
         errors = [line for line in server.log.read_text(errors="replace").splitlines()
                   if line.startswith(("ERROR", "CRITICAL")) or "Traceback" in line]
