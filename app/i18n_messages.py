@@ -23,6 +23,8 @@ MSG_KO: dict[str, Any] = {
     "js.msg.rejected": "{detail}",
     "js.msg.rejected_at": "{line}번째 줄: {detail}",
     "js.msg.needs_gpu": "이 커널은 GPU가 있어야 채점할 수 있습니다: {feature}은(는) 에뮬레이터가 지원하지 않습니다",
+    "js.msg.language_unavailable": "이 채점기에는 {language} 채점 도구가 설치되어 있지 않습니다 (학습자 잘못이 아닙니다)",
+    "js.msg.language_not_offered": "이 연습 문제는 {language}(으)로 풀 수 없습니다",
     "js.msg.compile_timeout": "컴파일이 {seconds}초 안에 끝나지 않았습니다",
     "js.msg.bench_timeout": "벤치마크가 {seconds}초 안에 끝나지 않았습니다",
     "js.msg.bench_wrong": "벤치마크 중 시간을 잰 실행이 틀린 결과를 냈습니다: {detail}",
@@ -142,7 +144,7 @@ MSG_KO: dict[str, Any] = {
     "js.fault.invalid launch configuration": "잘못된 실행 설정",
     "js.fault.shared memory limit": "공유 메모리 한도 초과",
     "js.fault.trap": "트랩(__trap)",
-    # emulator diagnostic kinds (kernels/emu/backend.py DIAGNOSTIC_KINDS); unknown ones shown as they are
+    # emulator diagnostic kinds (kernels/emu/target.py DIAGNOSTIC_KINDS); unknown ones shown as they are
     "js.diag.divergent_barrier": "갈라진 배리어",
     "js.diag.warp_mask": "워프 마스크",
     "js.diag.warp_mask_mismatch": "워프 마스크 불일치",
@@ -244,6 +246,8 @@ MSG_EN: dict[str, Any] = {
     "js.msg.rejected": "{detail}",
     "js.msg.rejected_at": "line {line}: {detail}",
     "js.msg.needs_gpu": "this kernel needs a GPU: {feature} is not emulated",
+    "js.msg.language_unavailable": "this judge cannot judge {language} here: its toolchain is not installed (not your fault)",
+    "js.msg.language_not_offered": "this exercise is not offered in {language}",
     "js.msg.compile_timeout": "compilation did not finish within {seconds} s",
     "js.msg.bench_timeout": "the benchmark did not finish within {seconds} s",
     "js.msg.bench_wrong": "a timed benchmark call gave a wrong result: {detail}",

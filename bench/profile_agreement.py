@@ -76,10 +76,10 @@ def measure_emu(files) -> None:
     """One JSON line per (file, kernel launch): the emulator's metrics, raw counts and estimate."""
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.emu.backend import EmuBackend
+    from kernels.emu.target import EmuTarget
     from kernels.judge import Judge
 
-    backend = EmuBackend()
+    backend = EmuTarget()
     judge = Judge(backend="emu")
     with judge:
         for exercise_id, rel, rename in files:
@@ -93,7 +93,7 @@ def measure_emu(files) -> None:
                         print(json.dumps({"file": file, "error": f"starter {verdict}"}), flush=True)
                         continue
                 compiled = compile_submission(source, exercise, None)
-                program = backend.build(exercise, source, compiled.constants)
+                program = backend.build(exercise, source, compiled)
                 started = time.perf_counter()
                 profile = _profile_emulated(exercise, source, backend, program, compiled.constants)
                 seconds = time.perf_counter() - started

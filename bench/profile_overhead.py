@@ -56,9 +56,9 @@ def ncu_parts(exercise_id: str, out: str | None) -> None:
             "ok" if got else "NO PROFILE")
     # the judge's way (#16): the child starts before the benchmark and waits; the learner waits
     # only for finish() after it. A 3 s sleep stands in for the benchmark.
-    from kernels.cuda_backend import CudaBackend
+    from kernels.targets.cuda import CudaTarget
 
-    arch = CudaBackend().arch
+    arch = CudaTarget().arch
     for attempt in ("warm", "warm", "warm"):
         pending = profile_gpu.start_profile(exercise, source, index, 1, exercise.lesson_dir.parent, arch)
         time.sleep(3.0)
@@ -74,8 +74,8 @@ def ncu_parts(exercise_id: str, out: str | None) -> None:
             {"lessons": str(exercise.lesson_dir.parent), "exercise": exercise.id, "source": str(src),
              "case": index, "seed": 1})]
         root = Path(__file__).resolve().parent.parent
-        row("python -c 'import cupy, kernels.cuda_backend'",
-            _wall([sys.executable, "-c", "import cupy, kernels.cuda_backend"], cwd=root)[0])
+        row("python -c 'import cupy, kernels.targets.cuda'",
+            _wall([sys.executable, "-c", "import cupy, kernels.targets.cuda"], cwd=root)[0])
         for _ in range(2):
             row("the child alone (python, cupy, NVRTC, one case), no ncu", _wall(child, cwd=root)[0])
         names = [k.name for k in exercise.kernels]
@@ -107,14 +107,14 @@ def main() -> int:
         return 0
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.emu.backend import EmuBackend
+    from kernels.emu.target import EmuTarget
     from kernels.profile_run import profile_emulated
 
     exercise = find_exercise(args.exercise)
     source = exercise.reference_cu_path.read_text()
-    backend = EmuBackend()
+    backend = EmuTarget()
     compiled = compile_submission(source, exercise, backend.arch)
-    program = backend.build(exercise, source, compiled.constants)
+    program = backend.build(exercise, source, compiled)
     started = time.perf_counter()
     profile = profile_emulated(exercise, source, backend, program, compiled.constants, 1)  # warm-up
     first = time.perf_counter() - started  # compiles the profiler's program (the judge starts it beside the tests)

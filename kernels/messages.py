@@ -18,6 +18,9 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "rejected": ("line", "detail"),
     "needs_gpu": ("line", "feature"),  # valid CUDA the emulator does not run (CUB …): verdict rejected
     "compile_timeout": ("seconds",),
+    # the language seam (#29): a language this judge has no toolchain for; one the exercise does not offer
+    "language_unavailable": ("language",),
+    "language_not_offered": ("language", "exercise"),
     "bench_timeout": ("seconds",),
     "bench_wrong": ("case", "detail"),
     # a time below the device's physical floor (#26): no time recorded, flagged for review

@@ -235,7 +235,7 @@ def _child(job: dict[str, Any]) -> int:
 
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.cuda_backend import CudaBackend
+    from kernels.targets.cuda import CudaTarget
     from kernels.cases import run_case
 
     exercise = find_exercise(job["exercise"], job["lessons"])
@@ -244,13 +244,13 @@ def _child(job: dict[str, Any]) -> int:
         compile_submission(source, exercise, job["arch"])
     if job.get("wait") and not _released(Path(job["source"]).parent / _RELEASE_FILE, job.get("parent")):
         return 4  # never released: the parent gave up on the profile
-    backend = CudaBackend()
+    backend = CudaTarget()
     compiled = compile_submission(source, exercise, backend.arch)  # memoised when the arch was given
     if not compiled.ok:
         return 2
-    program = backend.build(exercise, source, compiled.constants)
+    program = backend.build(exercise, source, compiled)
     case = exercise.tests[job["case"]]
-    test, fault, _ = run_case(exercise, backend, program, compiled.constants, case,
+    test, fault, _ = run_case(exercise, backend, program, compiled, case,
                               np.random.default_rng([job["seed"], job["case"]]))
     return 0 if fault is None and test.status == "pass" else 3
 

@@ -39,7 +39,7 @@ from kernels.spec import Exercise
 log = logging.getLogger(__name__)
 PTXAS_OPTIONS = ["-lineinfo", "-std=c++17", "-default-device", "-Xptxas", "-v"]  # as kernels/compile.py
 # The emulator's reference GPU is an H100 compiled for sm_90; on a GPU the resources come from
-# the arch the judge runs there (sm_90a on an H100: kernels/cuda_backend.py device_arch), so a
+# the arch the judge runs there (sm_90a on an H100: kernels/targets/cuda.py device_arch), so a
 # kernel guarded by __CUDA_ARCH_FEAT_SM90_ALL (wgmma, setmaxnreg) is reported with the registers
 # of the code that really runs, not of its fallback.
 REFERENCE_ARCH = "sm_90"
@@ -50,14 +50,24 @@ def switched_on() -> bool:
     return settings.value("KDOJO_PROFILE")
 
 
+def measured_by(target_name: str | None) -> str | None:
+    """Who measures a profile on the target `target_name`: "ncu" on a GPU that has it,
+    "emulator" on the CPU, None where no profile is made."""
+    from kernels import targets
+
+    if target_name not in targets.CONCRETE:
+        return None
+    if not targets.timed(target_name):
+        return "emulator"
+    from kernels.profile_gpu import ncu_path
+
+    return "ncu" if ncu_path() is not None else None
+
+
 def enabled(exercise: Exercise, backend_name: str) -> bool:
     if not switched_on() or not exercise.profile_enabled:
         return False
-    if backend_name == "cuda":
-        from kernels.profile_gpu import ncu_path
-
-        return ncu_path() is not None
-    return backend_name == "emu"
+    return measured_by(backend_name) is not None
 
 
 def _gpu_case(exercise: Exercise, constants: dict[str, int]) -> int:
@@ -67,7 +77,7 @@ def _gpu_case(exercise: Exercise, constants: dict[str, int]) -> int:
 
 def _gpu_arch(backend: Any) -> str:
     """The arch the judge builds for on this GPU (resources and the child's compile alike)."""
-    return getattr(backend, "arch", None) or REFERENCE_ARCH
+    return backend.arch or REFERENCE_ARCH
 
 
 def start_gpu_profile(exercise: Exercise, source: str, backend: Any, constants: dict[str, int],
@@ -86,7 +96,7 @@ def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
     """The profile for an accepted attempt on either backend, or None. `benchmark` (the
     judge run's benchmark section, GPU only) gives the roofline's measured points;
     `pending`, an ncu child started earlier (start_gpu_profile), is released and used."""
-    if backend.name == "emu":
+    if not backend.timed:  # the CPU: the emulator's counts and the model's estimate
         return profile_emulated(exercise, source, backend, program, constants, seed)
     from kernels.profile_gpu import profile_on_gpu
 
@@ -314,11 +324,5 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
 
 def status(backend_name: str | None) -> dict[str, Any]:
     """For /api/status: whether attempts get a profile here, and who measures it."""
-    on = switched_on()
-    if backend_name == "cuda":
-        from kernels.profile_gpu import ncu_path
-
-        found = ncu_path() is not None
-        return {"enabled": on and found, "source": "ncu" if found else None, "ncu": found}
-    return {"enabled": on and backend_name == "emu", "source": "emulator" if backend_name == "emu" else None,
-            "ncu": False}
+    source = measured_by(backend_name)
+    return {"enabled": switched_on() and source is not None, "source": source, "ncu": source == "ncu"}

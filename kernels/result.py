@@ -12,6 +12,9 @@ shows the English `message`. The codes are `MESSAGE_CODES` (docs/judge.md).
 
 Additive to v1 (issue #16): `profile`, only where a passing attempt was
 profiled (kernels/profile.py has its shape and validator).
+
+Additive to v1 (issue #29): `language`, the kernel language judged ("cuda" or
+"triton"); a document without it (written before) was CUDA.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ VERDICTS = ("accepted", "wrong_answer", "compile_error", "runtime_error", "time_
             "memory_limit_exceeded", "rejected", "internal_error")
 TEST_STATUSES = ("pass", "fail", "error")
 TIMING_KEYS = ("queued_s", "compile_s", "test_s", "bench_s", "total_s")
+LANGUAGES = ("cuda", "triton")  # kernels.languages.NAMES (a test keeps them equal)
 
 def empty_compile() -> dict[str, Any]:
     return {"ok": False, "seconds": 0.0, "log": "", "diagnostics": []}
@@ -34,13 +38,17 @@ def build(*, exercise: str, backend: str, verdict: str, message: str,
           device: dict[str, Any] | None = None, compile_: dict[str, Any] | None = None,
           tests: list[dict[str, Any]] | None = None, diagnostics: list[dict[str, Any]] | None = None,
           benchmark: dict[str, Any] | None = None, timings: dict[str, float] | None = None,
-          timings_note: str | None = None, profile: dict[str, Any] | None = None) -> dict[str, Any]:
+          timings_note: str | None = None, profile: dict[str, Any] | None = None,
+          language: str = "cuda") -> dict[str, Any]:
     """One v1 document. Every entry point (CLI, web worker) goes through here."""
     if verdict not in VERDICTS:
         raise ValueError(f"unknown verdict {verdict!r}")
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}")
     doc: dict[str, Any] = {
         "version": VERSION,
         "exercise": exercise,
+        "language": language,
         "backend": backend,
         "device": {"name": None, "sm_clock_mhz": None, "temp_c": None, **(device or {})},
         "verdict": verdict,
@@ -74,13 +82,14 @@ def validate(doc: Any) -> list[str]:
     missing = sorted(required - set(doc))
     if missing:
         return [f"missing keys: {', '.join(missing)}"]
-    extra = sorted(set(doc) - required - {"timings_note", "message_code", "message_params", "profile"})
+    extra = sorted(set(doc) - required - {"timings_note", "message_code", "message_params", "profile", "language"})
     _expect(errors, not extra, f"unknown keys: {', '.join(extra)}")
     _expect(errors, doc["version"] == VERSION, "version must be 1")
     _expect(errors, doc["verdict"] in VERDICTS, f"bad verdict {doc['verdict']!r}")
     _expect(errors, isinstance(doc["message"], str), "message must be a string")
     _validate_code(errors, doc, "")
     _expect(errors, doc["backend"] in ("cuda", "emu"), "backend must be cuda or emu")
+    _expect(errors, doc.get("language", "cuda") in LANGUAGES, f"language must be one of {', '.join(LANGUAGES)}")
     _expect(errors, isinstance(doc["device"], dict) and "name" in doc["device"], "device.name missing")
     _validate_compile(errors, doc["compile"])
     _validate_tests(errors, doc["tests"])

@@ -6,7 +6,7 @@ import sys
 from .conftest import REPO
 
 MODULES = ["kernels", "kernels.cli", "kernels.judge", "kernels.pipeline", "kernels.worker",
-           "kernels.compile", "kernels.catalog", "kernels.cuda_backend", "kernels.backends",
+           "kernels.compile", "kernels.catalog", "kernels.targets.cuda", "kernels.targets",
            "kernels.result", "kernels.sandbox"]
 
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from kernels.backends import gpu_visible
+from kernels.targets import gpu_visible
 from kernels.cli import render
 from kernels import result
 

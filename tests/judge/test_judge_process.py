@@ -13,7 +13,7 @@ import time
 import pytest
 
 from kernels import result
-from kernels.backends import emu_available
+from kernels.targets import emu_available
 
 from .conftest import BLOCK_SUM
 

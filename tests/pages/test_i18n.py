@@ -109,6 +109,6 @@ def test_every_service_error_code_has_both_languages() -> None:
 
 
 def test_every_emulator_diagnostic_kind_has_both_languages() -> None:
-    from kernels.emu.backend import DIAGNOSTIC_KINDS
+    from kernels.emu.target import DIAGNOSTIC_KINDS
 
     assert sorted(k for k in DIAGNOSTIC_KINDS if f"js.diag.{k}" not in KO or f"js.diag.{k}" not in EN) == []

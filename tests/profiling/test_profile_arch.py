@@ -14,6 +14,7 @@ from kernels.compile import compile_submission
 
 class _CudaLike:
     name = "cuda"
+    timed = True
     arch = "sm_90a"
 
 

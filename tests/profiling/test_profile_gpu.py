@@ -96,13 +96,13 @@ def test_ncu_profiles_the_block_sum_reference_within_its_budget():
 
 @pytest.mark.gpu
 def test_an_accepted_gpu_judge_run_carries_an_ncu_profile():
-    from kernels.cuda_backend import CudaBackend
+    from kernels.targets.cuda import CudaTarget
     from kernels.pipeline import run_pipeline
 
     if ncu_path() is None:
         pytest.skip("no ncu on this GPU machine")
     exercise = find_exercise("reduction.block_sum")
-    doc = run_pipeline(exercise, exercise.reference_cu_path.read_text(), CudaBackend(), bench=False, seed=1,
+    doc = run_pipeline(exercise, exercise.reference_cu_path.read_text(), CudaTarget(), bench=False, seed=1,
                        emit=lambda event: None)
     assert doc["verdict"] == "accepted" and result.validate(doc) == []
     assert doc.get("profile", {}).get("source") == "ncu"
@@ -112,13 +112,13 @@ def test_an_accepted_gpu_judge_run_carries_an_ncu_profile():
 def test_a_benchmarked_gpu_judge_run_carries_a_measured_roofline():
     """GEMM has a flop model and no byte model: the roofline's bytes are ncu's DRAM bytes (scaled to the
     benchmark case) and its attempt point is the benchmark's own median time at the largest case."""
-    from kernels.cuda_backend import CudaBackend
+    from kernels.targets.cuda import CudaTarget
     from kernels.pipeline import run_pipeline
 
     if ncu_path() is None:
         pytest.skip("no ncu on this GPU machine")
     exercise = find_exercise("gemm-epilogue.fp32")
-    doc = run_pipeline(exercise, exercise.reference_cu_path.read_text(), CudaBackend(), bench=True, seed=1,
+    doc = run_pipeline(exercise, exercise.reference_cu_path.read_text(), CudaTarget(), bench=True, seed=1,
                        emit=lambda event: None)
     assert doc["verdict"] == "accepted" and result.validate(doc) == []
     roof = doc["profile"]["roofline"]

@@ -10,7 +10,7 @@ import pytest
 
 from kernels import result
 from kernels.catalog import REPO_ROOT, find_exercise
-from kernels.emu.backend import EmuBackend
+from kernels.emu.target import EmuTarget
 from kernels.pipeline import run_pipeline
 
 LESSONS = REPO_ROOT / "lessons"
@@ -19,7 +19,7 @@ TRANSPOSE = LESSONS / "07-shared-tiling" / "exercises" / "transpose"
 
 def judge(exercise_id: str, source: str, exercise=None) -> dict:
     exercise = exercise or find_exercise(exercise_id)
-    doc = run_pipeline(exercise, source, EmuBackend(), bench=False, seed=3, emit=lambda event: None)
+    doc = run_pipeline(exercise, source, EmuTarget(), bench=False, seed=3, emit=lambda event: None)
     assert result.validate(doc) == []
     return doc
 
@@ -211,6 +211,6 @@ def test_a_volatile_warp_reduction_is_profiled_like_it_is_judged():
     # profiled, its profiler program built with the check program's volatile lockstep too (#16)
     exercise = find_exercise("reduction.block_sum")
     source = (REPO_ROOT / "tests/realworld/kernels/block_sum_volatile_last_warp.cu").read_text()
-    doc = run_pipeline(exercise, source, EmuBackend(), bench=False, seed=1, emit=lambda event: None)
+    doc = run_pipeline(exercise, source, EmuTarget(), bench=False, seed=1, emit=lambda event: None)
     assert doc["verdict"] == "accepted", doc["message"]
     assert doc["profile"]["kernels"][0]["metrics"]["warp_execution_efficiency_pct"] > 0
