@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 MSG_KO: dict[str, Any] = {
-    # judge messages (codes from kernels.result.MESSAGE_CODES)
+    # judge messages (codes from kernels.contract.MESSAGE_CODES)
     "js.msg.all_passed": "테스트 {total}개를 모두 통과했습니다",
     "js.msg.tests_failed": "테스트 {total}개 중 {failed}개 실패 — 첫 실패: {first}",
     "js.msg.case_failed": "{first}",

@@ -24,8 +24,9 @@ from kernels import bench_integrity as integrity, languages
 from kernels.buffers import bits_view, sentinel_bits, storage_dtype
 from kernels.check import compare
 from kernels.compile import CompileResult
+from kernels.contract import Event
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
-from kernels.result import Message, code_fields
+from kernels.contract import Message, code_fields
 from kernels.spec import BaselineSpec, Case, Exercise
 from kernels.stats import geomean
 from kernels.timing import L2Flusher, copy_bandwidth_gbps, measure
@@ -69,7 +70,7 @@ def run_benchmark(exercise: Exercise, backend: Any, program: Any, compiled: Comp
     budget_s = exercise.limits.bench_s / max(1, len(cases) * (1 + len(exercise.benchmark.baselines)))
     sizes = []
     for index, case in enumerate(cases):
-        emit({"stage": "benchmarking", "index": index, "total": len(cases)})
+        emit({"stage": Event.BENCHMARKING, "index": index, "total": len(cases)})
         try:
             entry = _bench_case(exercise, backend, program, compiled, case,
                                 (seed * 7919 + index) % 2**63, flush, min(2.0, budget_s), peak_value, limits)

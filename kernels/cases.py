@@ -17,6 +17,7 @@ from kernels import languages
 from kernels.buffers import make_guarded
 from kernels.check import TestResult, check_case, reference_is_trivial
 from kernels.compile import CompileResult
+from kernels.contract import Event
 from kernels.messages import Message
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference
 from kernels.spec import Case, Exercise
@@ -43,7 +44,7 @@ def run_tests(exercise: Exercise, target: Target, program: Any, compiled: Compil
     outcome = TestsOutcome()
     total = len(exercise.tests)
     for index, case in enumerate(exercise.tests):
-        emit({"stage": "_test_start", "index": index, "total": total, "name": case.label})
+        emit({"stage": Event.CASE_START, "index": index, "total": total, "name": case.label})
         try:
             test, fault, diags = run_case(exercise, target, program, compiled, case,
                                           np.random.default_rng([seed, index]))
@@ -51,7 +52,7 @@ def run_tests(exercise: Exercise, target: Target, program: Any, compiled: Compil
             raise RuntimeError(f"{exercise.id} {case.label}: {exc}") from None
         outcome.tests.append(test)
         outcome.diagnostics += diags
-        emit({"stage": "testing", "index": index, "total": total, "test": test.to_dict()})
+        emit({"stage": Event.TESTING, "index": index, "total": total, "test": test.to_dict()})
         # the first failing test decides the verdict: it is the one to fix first, and
         # a later case cannot turn it into something else (on the emulator a kernel
         # that is wrong at n = 1000 may also be too slow at n = 2^20)

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from kernels.contract import Event
 from kernels.printable import printable_doc, printable_json
 
 EXIT_OK, EXIT_USAGE, EXIT_BACKEND = 0, 2, 3
@@ -146,10 +147,10 @@ def judge(options: argparse.Namespace) -> int:
 
 def _progress(event: dict[str, Any]) -> None:
     stage = event.get("stage")
-    if stage in ("test_start", "testing"):  # shown as the case starts (a hang shows as one)
+    if stage in (Event.TEST_START, Event.TESTING):  # shown as the case starts (a hang shows as one)
         print(f"\r  testing {event['index'] + 1}/{event['total']}", end="", file=sys.stderr)
-    elif stage in ("compiling", "benchmarking", "profiling", "done"):
-        print(f"\r  {stage}…{' ' * 12}", end="\n" if stage == "done" else "", file=sys.stderr)
+    elif stage in (Event.COMPILING, Event.BENCHMARKING, Event.PROFILING, Event.DONE):
+        print(f"\r  {stage}…{' ' * 12}", end="\n" if stage == Event.DONE else "", file=sys.stderr)
 
 
 def render(doc: dict[str, Any], colour: bool = False) -> str:

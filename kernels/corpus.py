@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kernels import targets
-from kernels.result import VERDICTS
+from kernels.contract import VERDICTS
 
 NOT_BUILT = ("compile_error", "rejected", "internal_error")
 _PROMISE = re.compile(r"^//\s*VERDICT:\s*([a-z_]+)\s*$")

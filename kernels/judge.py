@@ -19,8 +19,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from kernels import languages, targets, result as result_doc, settings
+from kernels import contract, languages, settings, targets
 from kernels.catalog import default_lessons_dir, find_exercise
+from kernels.contract import Event
 from kernels.job_pool import SparePool
 from kernels.nvrtc_child import WALL_CAP_FACTOR
 from kernels.pipeline import EMU_TIMINGS_NOTE
@@ -163,7 +164,7 @@ class Judge:
             if bench_doc.get("peak_gbps"):
                 self.peak_gbps = bench_doc["peak_gbps"]
             doc["timings"]["total_s"] = round(time.monotonic() - started, 4)
-        emit({"stage": "done", "verdict": doc["verdict"]})
+        emit({"stage": Event.DONE, "verdict": doc["verdict"]})
         return doc
 
     def _not_offered(self, exercise: Exercise, language: str,
@@ -171,10 +172,10 @@ class Judge:
         """The `rejected` result for a language the exercise does not offer (no job runs)."""
         message = Message(f"this exercise is not offered in {languages.get(language).title}",
                           "language_not_offered", language=languages.get(language).title, exercise=exercise.id)
-        doc = result_doc.build(exercise=exercise.id, backend=self.backend, verdict="rejected",
+        doc = contract.build(exercise=exercise.id, backend=self.backend, verdict="rejected",
                                message=message, language=language,
                                timings_note=None if self.timed else EMU_TIMINGS_NOTE)
-        emit({"stage": "done", "verdict": doc["verdict"]})
+        emit({"stage": Event.DONE, "verdict": doc["verdict"]})
         return doc
 
     def wants_profile(self, doc: dict[str, Any]) -> bool:
@@ -227,12 +228,12 @@ class Judge:
             if not isinstance(event, dict):  # the deadline, or killed by cancel_profile()
                 return None
             stage = event.get("stage")
-            if stage == "compiling":
+            if stage == Event.COMPILING:
                 deadline = time.monotonic() + PROFILE_JOB_S
-            elif stage == "_result":
+            elif stage == Event.RESULT:
                 job.sent_result = True
                 return (event.get("result") or {}).get("profile")
-            elif stage == "_internal_error":
+            elif stage == Event.INTERNAL_ERROR:
                 log.error("deferred profile of %s failed: %s", job_doc["exercise"], event.get("error", ""))
                 return None
 
@@ -257,7 +258,7 @@ class Judge:
                 self._pool.fill(warm=True)  # the emulator's spare starts now
         message = Message(f"the judge lost its job process {len(lost)} times (last: {lost[-1]}); "
                           "not your fault: submit again, the operators have a log line", "internal")
-        return result_doc.build(exercise=exercise.id, backend=self.backend, verdict="internal_error",
+        return contract.build(exercise=exercise.id, backend=self.backend, verdict="internal_error",
                                 message=message, timings_note=None if self.timed else EMU_TIMINGS_NOTE,
                                 language=job_doc.get("language", "cuda"))
 
@@ -290,40 +291,40 @@ class Judge:
                     job.kill()
                 return self._abnormal(exercise, state, job, timed_out=event == "timeout")
             stage = event.get("stage")
-            if stage == "compiling":
+            if stage == Event.COMPILING:
                 grace = 0.0 if self.timed else EMU_COMPILE_GRACE_S
                 state.compile_started = time.monotonic()
                 # NVRTC's helper may wait up to WALL_CAP_FACTOR × compile_s when starved of CPU
                 nvrtc_s = WALL_CAP_FACTOR * exercise.limits.compile_s
                 deadline = state.compile_started + nvrtc_s + SLACK_S + grace
                 state.stage = "compiling"
-            elif stage == "_compiled":
+            elif stage == Event.COMPILED:
                 state.compile = event["compile"]
-            elif stage == "_test_start":
+            elif stage == Event.CASE_START:
                 state.stage, state.current = "testing", (event["index"], event["name"])
                 deadline = self._case_deadline(state, exercise)
                 # public too: the page shows "testing i/n" as the case starts (#13)
-                deadline += _emit_untimed(emit, {"stage": "test_start", "index": event["index"],
+                deadline += _emit_untimed(emit, {"stage": Event.TEST_START, "index": event["index"],
                                                  "total": event["total"]}, state)
-            elif stage == "testing":
+            elif stage == Event.TESTING:
                 state.tests.append(event["test"])
                 state.current = None
-            elif stage == "_bench_start":
+            elif stage == Event.BENCH_START:
                 state.stage = "benchmarking"
                 if job_doc.get("gate"):  # no spare's GPU phase beside the timed calls
                     self._pool.settle()
                     job.release()
                 # + peak-bandwidth measurement (first job only) and input generation
                 deadline = time.monotonic() + exercise.limits.bench_s + 2 * SLACK_S + 5
-            elif stage == "tested":
+            elif stage == Event.TESTED:
                 state.tested = event
-            elif stage == "_profile_start":  # #16: one more checked run and one NVRTC compile
+            elif stage == Event.PROFILE_START:  # #16: one more checked run and one NVRTC compile
                 state.stage = "profiling"
                 deadline = time.monotonic() + exercise.limits.run_s + exercise.limits.compile_s + 2 * SLACK_S
-            elif stage == "_result":
+            elif stage == Event.RESULT:
                 job.sent_result = True
                 return event["result"]
-            elif stage == "_internal_error":
+            elif stage == Event.INTERNAL_ERROR:
                 state.error = event.get("error", "")
                 job.wait(5)
                 return self._abnormal(exercise, state, job, timed_out=False)
@@ -366,8 +367,8 @@ class Judge:
             log.error("job process ended unexpectedly in %s (exit %s, %d OOM kill(s)): %s", state.stage,
                       code, job.oom_kills, printable(job.stderr_tail))
             verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
-        compile_doc = state.compile or result_doc.empty_compile()
-        return result_doc.build(
+        compile_doc = state.compile or contract.empty_compile()
+        return contract.build(
             exercise=exercise.id, backend=self.backend, verdict=verdict, message=message,
             compile_=compile_doc, tests=tests,
             timings={"compile_s": compile_doc.get("seconds", 0.0)},

@@ -1,7 +1,7 @@
 """The judge's message vocabulary: every message a learner may read carries a code
 and its parameters (`MESSAGE_CODES`), so the web says it in the reader's language
 (app/i18n*.py); the English text stays for the CLI and the API. A leaf module: the
-result document (kernels/result.py), the backends and the checks all use it.
+result document (kernels/contract.py), the backends and the checks all use it.
 """
 
 from __future__ import annotations

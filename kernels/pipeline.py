@@ -16,9 +16,10 @@ import logging
 import time
 from typing import Any, Callable
 
-from kernels import languages, result as result_doc
+from kernels import contract, languages
 from kernels.cases import run_tests
 from kernels.compile import CompileResult
+from kernels.contract import Event
 from kernels.languages import LanguageUnavailable
 from kernels.messages import Message
 from kernels.spec import Exercise
@@ -39,7 +40,7 @@ def run_pipeline(exercise: Exercise, source: str, target: Target, *, bench: bool
     started = time.perf_counter()
     target.start_submission(time.monotonic())  # the emulator's wall budget starts now (#11)
     timings: dict[str, float] = {}
-    emit({"stage": "compiling"})
+    emit({"stage": Event.COMPILING})
     compiled, program, refusal = _compile_and_build(exercise, source, target, language)
     timings["compile_s"] = time.perf_counter() - started
     profile = profile and program is not None and languages.get(language).profiled
@@ -48,7 +49,7 @@ def run_pipeline(exercise: Exercise, source: str, target: Target, *, bench: bool
 
         if profile_run.enabled(exercise, target.name):  # the emulator's profiler program, beside the tests (#16)
             target.prepare_profile(program)
-    emit({"stage": "_compiled", "compile": compiled.to_dict()})
+    emit({"stage": Event.COMPILED, "compile": compiled.to_dict()})
     finish = _finisher(exercise, target, compiled, started, timings, language)
     if program is None:
         return finish(compiled.status, refusal or _compile_message(compiled), [], [], None)
@@ -59,14 +60,14 @@ def run_pipeline(exercise: Exercise, source: str, target: Target, *, bench: bool
     diags = unique_diagnostics(outcome.diagnostics)[:50]
     will_bench = outcome.verdict == "accepted" and bench and exercise.benchmark is not None and target.timed
     # the verdict as soon as the tests end; the benchmark streams in after it (#13)
-    emit({"stage": "tested", "verdict": outcome.verdict, "message": str(outcome.message),
-          **result_doc.code_fields(outcome.message), "benchmark_follows": bool(will_bench)})
+    emit({"stage": Event.TESTED, "verdict": outcome.verdict, "message": str(outcome.message),
+          **contract.code_fields(outcome.message), "benchmark_follows": bool(will_bench)})
     if not will_bench:
         found = _profile(exercise, source, target, program, compiled, seed, emit) \
             if outcome.verdict == "accepted" and profile else None
         return finish(outcome.verdict, outcome.message, tests, diags, None, found)
     bench_started = time.perf_counter()
-    emit({"stage": "_bench_start"})
+    emit({"stage": Event.BENCH_START})
     from kernels.bench_run import run_benchmark  # imports cupy: only on timed targets
 
     pending = _start_profile(exercise, source, target, compiled, seed) if profile else None
@@ -143,7 +144,7 @@ def _finisher(exercise: Exercise, target: Target, compiled: CompileResult, start
     def finish(verdict: str, message: str, tests: list, diags: list, benchmark: Any,
                profile: dict[str, Any] | None = None) -> dict[str, Any]:
         timings["total_s"] = time.perf_counter() - started
-        return result_doc.build(
+        return contract.build(
             exercise=exercise.id, backend=target.name, device=target.device_info(),
             verdict=verdict, message=message, compile_=compiled.to_dict(), tests=tests,
             diagnostics=[d.to_dict() for d in diags], benchmark=benchmark, timings=timings,
@@ -174,8 +175,8 @@ def _profile(exercise: Exercise, source: str, target: Target, program: Any, comp
 
     if not profile_run.enabled(exercise, target.name):
         return None
-    emit({"stage": "_profile_start"})
-    emit({"stage": "profiling"})
+    emit({"stage": Event.PROFILE_START})
+    emit({"stage": Event.PROFILING})
     try:
         return profile_run.profile_attempt(exercise, source, target, program, compiled.constants, seed,
                                            benchmark,  # the GPU's roofline point: the benchmark's time

@@ -31,6 +31,7 @@ from typing import Any
 
 from kernels import cgroup, settings, targets
 from kernels.catalog import REPO_ROOT
+from kernels.contract import Event
 
 log = logging.getLogger("kernels.judge")
 
@@ -196,7 +197,7 @@ class JobProcess:
             event = self.read_event(deadline)
             if not isinstance(event, dict):
                 return False
-            if event.get("stage") == "_ready":
+            if event.get("stage") == Event.READY:
                 self.ready = True
             else:
                 self.early_events.append(event)

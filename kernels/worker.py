@@ -27,6 +27,8 @@ import sys
 import traceback
 from typing import Any
 
+from kernels.contract import Event
+
 CONCRETE_TARGETS = ("cuda", "emu")  # kernels.targets.CONCRETE, without importing it before the capture starts
 
 
@@ -59,20 +61,20 @@ def main(argv: list[str] | None = None) -> int:
             return 0  # the supervisor closed us without a job (shutdown)
         job = json.loads(line)
         target.warm()  # the GPU phase
-        emit({"stage": "_ready", "pid": os.getpid()})
+        emit({"stage": Event.READY, "pid": os.getpid()})
         if job.get("warm"):
             line = sys.stdin.readline()
             if not line.strip():
                 return 0
             job = json.loads(line)
     except Exception:  # noqa: BLE001 — reported to the supervisor, which logs it
-        emit({"stage": "_internal_error", "error": traceback.format_exc()})
+        emit({"stage": Event.INTERNAL_ERROR, "error": traceback.format_exc()})
         return 1
     try:
         result = _run_job(job, target, args.lessons, emit)
-        emit({"stage": "_result", "result": result})
+        emit({"stage": Event.RESULT, "result": result})
     except Exception:  # noqa: BLE001
-        emit({"stage": "_internal_error", "error": traceback.format_exc()})
+        emit({"stage": Event.INTERNAL_ERROR, "error": traceback.format_exc()})
         return 1
     return 0
 
@@ -109,7 +111,7 @@ def _gated(emit):
     """`emit` that, after `_bench_start`, waits for the supervisor's go line (or EOF)."""
     def gated(event: dict[str, Any]) -> None:
         emit(event)
-        if event.get("stage") == "_bench_start":
+        if event.get("stage") == Event.BENCH_START:
             sys.stdin.readline()
     return gated
 

@@ -38,6 +38,8 @@ from app.queue.event_writer import EventWriter
 from app.services import judging
 from app.services.events import add_event, judge_event_to_stage
 from app.settings import Settings
+from kernels import languages
+from kernels.contract import Event
 
 log = logging.getLogger("kdojo.worker")
 TASK_NAME = "judge_submission"
@@ -197,7 +199,7 @@ class JudgeRuntime:
             source, exercise_id = row.source, row.exercise_id
             benchmark = row.result.get("benchmark")
             language = row.result.get("language") or "cuda"
-            add_event(session, submission_id, "profiling", {})
+            add_event(session, submission_id, Event.PROFILING, {})
         judge = self._borrow()
         try:
             found = judge.profile(source, exercise_id, benchmark, language=language)
@@ -223,6 +225,7 @@ class JudgeRuntime:
             if mapped is not None:
                 self.events.put(submission_id, mapped[0], mapped[1])
 
+        judge = None
         try:
             # a profile in flight stops; its judge comes back to the idle ones at once
             judge = self._borrow(wait_s=5.0 if self._preempt_profiles() else 0.0)
@@ -235,7 +238,9 @@ class JudgeRuntime:
         except Exception as exc:  # noqa: BLE001 - any judge failure is ours, reported as such
             log.exception("judging submission %s failed", submission_id)
             return judging.internal_error_result(
-                exercise_id, f"The judge failed ({type(exc).__name__}); this is our fault, not yours."
+                exercise_id, f"The judge failed ({type(exc).__name__}); this is our fault, not yours.",
+                backend=judge.backend if judge is not None else None,
+                language=language if language in languages.NAMES else "cuda",
             ), False
 
 

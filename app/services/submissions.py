@@ -20,6 +20,7 @@ from app.services.errors import Conflict, Invalid, NotFound
 from app.services.events import add_event
 from app.services.source_diff import source_diff
 from kernels import targets
+from kernels.contract import Event
 
 MODES = ("run", "submit")
 STAFF_ROLES = ("instructor", "admin")
@@ -86,7 +87,7 @@ def create(
     if idempotency_key is not None:
         session.add(SubmissionKey(owner=_key_owner(owner), key=idempotency_key,
                                   request_sha256=request_sha256, submission_id=submission.id))
-    add_event(session, submission.id, "queued", {"position": queue_position(session, submission.id)})
+    add_event(session, submission.id, Event.QUEUED, {"position": queue_position(session, submission.id)})
     return submission, True
 
 

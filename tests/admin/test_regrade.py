@@ -24,7 +24,7 @@ WRONG = (BLOCK_SUM / "solutions" / "wrong" / "missing_bounds_check.cu").read_tex
 
 @pytest.fixture
 def live(tmp_path: Path, lessons_dir: Path):  # noqa: ANN201
-    backends = pytest.importorskip("kernels.targets")
+    targets = pytest.importorskip("kernels.targets")
     ok, why = targets.emu_available()
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")

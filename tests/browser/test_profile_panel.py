@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kernels import result as result_doc
+from kernels import contract as result_doc
 
 from .test_judging import CORRECT, open_lesson, type_kernel, wait_for_verdict
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kernels.emu.messages import coded
-from kernels.result import MESSAGE_CODES, Message
+from kernels.contract import MESSAGE_CODES, Message
 from tests.emu.harness import kernel_file, launch
 from tests.emu.test_diagnostics import CASES, CHECKED
 

@@ -8,7 +8,7 @@ import pytest
 
 from kernels.targets import gpu_visible
 from kernels.cli import render
-from kernels import result
+from kernels import contract as result
 
 from .conftest import BLOCK_SUM, REPO
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from kernels import result
+from kernels import contract as result
 from kernels.targets import emu_available
 
 from .conftest import BLOCK_SUM

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernels import result
+from kernels import contract as result
 from kernels.check import check_unchanged, compare
-from kernels.result import Message
+from kernels.contract import Message
 
 from .conftest import BLOCK_SUM
 

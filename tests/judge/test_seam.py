@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kernels import languages, result as result_doc, targets
+from kernels import contract as result_doc, languages, targets
 from kernels.catalog import find_exercise
 from kernels.compile import CompileResult
+from kernels.contract import STREAMED, Event
 from kernels.languages import LanguageUnavailable, UnknownLanguage
 from kernels.pipeline import run_pipeline
 from kernels.spec_parse import load_spec
@@ -177,8 +178,13 @@ def test_the_judge_carries_the_language(scratch_exercise):
     _emu()
     lessons = scratch_exercise.parents[2]
     with Judge(lessons, backend="emu", keep_spare=False) as judge:
-        doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False)
+        events: list[dict] = []
+        doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False,
+                        on_event=events.append)
         assert (doc["verdict"], doc["language"]) == ("accepted", "cuda")
+        # the supervisor passes on the contract's public events only
+        assert {e["stage"] for e in events} <= {e.value for e in STREAMED}
+        assert events[0]["stage"] == Event.COMPILING and events[-1]["stage"] == Event.DONE
         refused = judge.run(TRITON_SOURCE, "reduction.block_sum", language="triton")
         assert (refused["verdict"], refused["message_code"]) == ("rejected", "language_not_offered")
         assert result_doc.validate(refused) == []

@@ -11,7 +11,7 @@ from babel import Locale
 
 from app.i18n import js_strings, translate
 from app.i18n_strings import EN, KO
-from kernels.result import MESSAGE_CODES
+from kernels.contract import MESSAGE_CODES
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 JS = Path(__file__).resolve().parents[2] / "static" / "js"

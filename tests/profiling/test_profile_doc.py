@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from kernels import profile as prof
-from kernels import result
+from kernels import contract as result
 
 
 @pytest.mark.parametrize("threads, regs, smem, pct, blocks, limiter", [

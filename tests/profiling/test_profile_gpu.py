@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kernels import profile as prof
-from kernels import result
+from kernels import contract as result
 from kernels.catalog import REPO_ROOT, find_exercise
 from kernels.profile_gpu import NCU_METRICS, metrics_from_ncu, ncu_command, ncu_path, parse_csv
 

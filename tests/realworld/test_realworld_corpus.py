@@ -21,7 +21,7 @@ import pytest
 from kernels.catalog import load_exercises
 from kernels.emu.build import toolchain_ok
 from kernels.pipeline import run_pipeline
-from kernels.result import validate
+from kernels.contract import validate
 from tests.emu.harness import roomy
 
 ROOT = Path(__file__).resolve().parents[2]

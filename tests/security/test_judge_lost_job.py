@@ -13,7 +13,7 @@ import signal
 
 import pytest
 
-from kernels import result
+from kernels import contract as result
 
 from .judge_support import CORRECT_SOURCE, backends, lessons, live_members  # noqa: F401 (fixture)
 

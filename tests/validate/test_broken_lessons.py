@@ -44,7 +44,7 @@ def content_report() -> Report:
 
 @pytest.fixture(scope="module")
 def judged_report() -> Report:
-    backends = pytest.importorskip("kernels.targets")
+    targets = pytest.importorskip("kernels.targets")
     if not targets.gpu_visible() and not targets.emu_available()[0]:
         pytest.skip("no judge backend can run here")
     return validate(BROKEN / "judged", backend="auto")

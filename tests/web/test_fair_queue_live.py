@@ -42,7 +42,7 @@ def _wait_all_done(app, ids: list[int], timeout_s: float) -> None:  # noqa: ANN0
 
 
 def test_a_flooder_delays_another_learners_verdict_by_at_most_one_job(tmp_path: Path, lessons_dir: Path) -> None:
-    backends = pytest.importorskip("kernels.targets")
+    targets = pytest.importorskip("kernels.targets")
     ok, why = targets.emu_available()
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")

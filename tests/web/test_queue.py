@@ -27,7 +27,7 @@ WRONG = (BLOCK_SUM / "solutions" / "wrong" / "missing_bounds_check.cu").read_tex
 @pytest.fixture
 def live_client(tmp_path: Path, lessons_dir: Path):
     """The whole product in one process, as `kdojo serve` runs it."""
-    backends = pytest.importorskip("kernels.targets", reason="the judge is not in this tree yet")
+    targets = pytest.importorskip("kernels.targets", reason="the judge is not in this tree yet")
     ok, why = targets.emu_available()
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")

@@ -44,7 +44,7 @@ def _wait_done(client: TestClient, submission_id: int, timeout_s: float = 180.0)
 
 
 def test_a_correct_kernel_is_not_stuck_behind_two_endless_loops(tmp_path: Path, lessons_dir: Path) -> None:
-    backends = pytest.importorskip("kernels.targets")
+    targets = pytest.importorskip("kernels.targets")
     ok, why = targets.emu_available()
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")
