@@ -40,7 +40,7 @@ MSG_KO: dict[str, Any] = {
     "js.msg.fault": "{name}: {detail}",
     "js.msg.time_limit": "시간 초과: {seconds}초 안에 끝나지 않았습니다",
     "js.msg.process_died": "채점 프로세스가 끝나 버렸습니다 ({how})",
-    # profile findings (#16, kernels/profile_findings.py)
+    # profile findings (#16, kernels/profile/findings.py)
     "js.msg.profile_uncoalesced": "{kernel}: 전역 메모리 접근({access}) 한 번에 32바이트 섹터 {sectors}개를 건드립니다. {ideal}개면 충분합니다. 이웃한 스레드들이 멀리 떨어진 주소에 접근하고 있습니다",
     "js.msg.profile_bank_conflicts": "{kernel}: 공유 메모리 요청 한 번이 {wavefronts}번에 나뉘어 처리됩니다. {ideal}번이면 충분합니다 (최대 {ways}중 뱅크 충돌)",
     "js.msg.profile_atomic_contention": "{kernel}: 주소 하나에 평균 {per_address}번의 원자적 연산이 몰립니다. 스레드들이 같은 카운터 앞에서 줄을 섭니다",
@@ -263,7 +263,7 @@ MSG_EN: dict[str, Any] = {
     "js.msg.fault": "{name}: {detail}",
     "js.msg.time_limit": "time limit exceeded: did not finish within {seconds} s",
     "js.msg.process_died": "the job process died ({how})",
-    # profile findings (#16, kernels/profile_findings.py)
+    # profile findings (#16, kernels/profile/findings.py)
     "js.msg.profile_uncoalesced": "{kernel}: each global {access} touches {sectors} sectors of 32 bytes where {ideal} would do: neighbouring threads access addresses far apart",
     "js.msg.profile_bank_conflicts": "{kernel}: each shared-memory request takes {wavefronts} passes where {ideal} would do (up to {ways}-way bank conflicts)",
     "js.msg.profile_atomic_contention": "{kernel}: {per_address} atomic operations per address on average: threads queue up on the same counters",

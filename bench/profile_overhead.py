@@ -3,7 +3,7 @@
     PYTHONPATH=. python3 bench/profile_overhead.py [--repeats 7] [--exercise reduction.block_sum]
     PYTHONPATH=. python3 bench/profile_overhead.py --ncu [--out DIR]     # on a GPU with ncu: the ncu step's parts
 
-Times `kernels.profile_run.profile_emulated` (the counted re-run of one case on
+Times `kernels.profile.run.profile_emulated` (the counted re-run of one case on
 the profiler's program + the sm_90 NVRTC compile for ptxas's resources) on the
 exercise's reference, after one warm-up call (which compiles the profiler's
 program: printed apart), and prints the median and the case it profiled. This is the time the judge adds after the verdict; compare it
@@ -32,10 +32,10 @@ def ncu_parts(exercise_id: str, out: str | None) -> None:
     import tempfile
     from pathlib import Path
 
-    from kernels import profile_gpu
+    from kernels.profile import gpu as profile_gpu
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.profile_run import _threads, resources
+    from kernels.profile.run import _threads, resources
 
     exercise = find_exercise(exercise_id)
     source = exercise.reference_cu_path.read_text()
@@ -70,7 +70,7 @@ def ncu_parts(exercise_id: str, out: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp, "submission.cu")
         src.write_text(source)
-        child = [sys.executable, "-m", "kernels.profile_gpu", "child", json.dumps(
+        child = [sys.executable, "-m", "kernels.profile.gpu", "child", json.dumps(
             {"lessons": str(exercise.lesson_dir.parent), "exercise": exercise.id, "source": str(src),
              "case": index, "seed": 1})]
         root = Path(__file__).resolve().parent.parent
@@ -108,7 +108,7 @@ def main() -> int:
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
     from kernels.emu.target import EmuTarget
-    from kernels.profile_run import profile_emulated
+    from kernels.profile.run import profile_emulated
 
     exercise = find_exercise(args.exercise)
     source = exercise.reference_cu_path.read_text()

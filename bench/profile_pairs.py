@@ -58,11 +58,11 @@ def as_submission(exercise: Any, file: str) -> tuple[Any, str]:
 
 
 def emulator_profile(exercise_id: str, file: str) -> dict[str, Any] | None:
-    """The emulator's profile of `file` (kernels.profile_run.profile_emulated), or None."""
+    """The emulator's profile of `file` (kernels.profile.run.profile_emulated), or None."""
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
     from kernels.emu.target import EmuTarget
-    from kernels.profile_run import profile_emulated
+    from kernels.profile.run import profile_emulated
 
     exercise, source = as_submission(find_exercise(exercise_id), file)
     compiled = compile_submission(source, exercise, None)
@@ -85,7 +85,7 @@ def gpu_ms(exercise_id: str, file: str) -> float | None:
     from kernels.compile import compile_submission
     from kernels.targets.cuda import CudaTarget
     from kernels.plan import resolve_launches
-    from kernels.profile_model import largest_case
+    from kernels.profile.model import largest_case
     from kernels.timing import L2Flusher, measure
 
     exercise, source = as_submission(find_exercise(exercise_id), file)

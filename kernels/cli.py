@@ -174,7 +174,7 @@ def render(doc: dict[str, Any], colour: bool = False) -> str:
     for d in doc["diagnostics"]:
         lines.append(f"  {d['kind']} (line {d['line']}): {d['message']}")
     lines += _render_bench(doc)
-    from kernels.profile import render as render_profile  # #16
+    from kernels.profile.doc import render as render_profile  # #16
 
     lines += render_profile(doc)
     if "timings_note" in doc:

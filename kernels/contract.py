@@ -14,7 +14,7 @@ the same thing in the reader's language. A reader that does not know a code
 shows the English `message`. The codes are `MESSAGE_CODES` (docs/judge.md).
 
 Additive to v1 (issue #16): `profile`, only where a passing attempt was
-profiled (kernels/profile.py has its shape and validator).
+profiled (kernels/profile/doc.py has its shape and validator).
 
 Additive to v1 (issue #29): `language`, the kernel language judged ("cuda" or
 "triton"); a document without it (written before) was CUDA.
@@ -167,7 +167,7 @@ def validate(doc: Any) -> list[str]:
     if doc["benchmark"] is not None:
         _validate_benchmark(errors, doc["benchmark"])
     if "profile" in doc:  # additive to v1 (#16): only on a profiled pass
-        from kernels.profile import validate as validate_profile
+        from kernels.profile.doc import validate as validate_profile
 
         errors += validate_profile(doc["profile"])
     timings = doc["timings"]

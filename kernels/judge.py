@@ -49,7 +49,7 @@ MAX_ATTEMPTS = 2
 TESTS_BUDGET_ENV = "KDOJO_TESTS_BUDGET_S"
 DEFAULT_TESTS_BUDGET_S = {"cuda": 10.0, "emu": 15.0}
 GPU_SPARES = 2  # warm job processes on a GPU: a back-to-back submission never waits for one
-# A deferred profile job: its compile, one checked run and ncu's own budget (kernels/profile_gpu.py).
+# A deferred profile job: its compile, one checked run and ncu's own budget (kernels/profile/gpu.py).
 PROFILE_JOB_S = 60.0
 
 
@@ -185,7 +185,7 @@ class Judge:
         language = doc.get("language", "cuda")
         if language not in languages.NAMES or not languages.get(language).profiled:
             return False
-        from kernels import profile_run
+        from kernels.profile import run as profile_run
 
         return profile_run.enabled(self.exercise(doc["exercise"]), self.backend)
 

@@ -45,7 +45,7 @@ def run_pipeline(exercise: Exercise, source: str, target: Target, *, bench: bool
     timings["compile_s"] = time.perf_counter() - started
     profile = profile and program is not None and languages.get(language).profiled
     if profile:
-        from kernels import profile_run
+        from kernels.profile import run as profile_run
 
         if profile_run.enabled(exercise, target.name):  # the emulator's profiler program, beside the tests (#16)
             target.prepare_profile(program)
@@ -156,7 +156,7 @@ def _start_profile(exercise: Exercise, source: str, target: Target, compiled: Co
                    seed: int) -> Any:
     """On a GPU with ncu, the profiler's child started ahead of the benchmark (it waits there,
     off the GPU, until released), or None."""
-    from kernels import profile_run
+    from kernels.profile import run as profile_run
 
     if not target.timed or not profile_run.enabled(exercise, target.name):
         return None
@@ -171,7 +171,7 @@ def _profile(exercise: Exercise, source: str, target: Target, program: Any, comp
              seed: int, emit: Emit, benchmark: dict[str, Any] | None = None,
              pending: Any = None) -> dict[str, Any] | None:
     """The profiler's view of an accepted attempt (#16); it never changes the verdict."""
-    from kernels import profile_run
+    from kernels.profile import run as profile_run
 
     if not profile_run.enabled(exercise, target.name):
         return None

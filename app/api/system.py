@@ -59,7 +59,7 @@ def sandbox_summary(state, backend: str | None) -> list[dict]:
 
 
 def _profiler(backend: str | None) -> dict:
-    from kernels.profile_run import status as profiler_status
+    from kernels.profile.run import status as profiler_status
 
     return profiler_status(backend)
 

@@ -200,7 +200,7 @@ class EmuTarget(Target):
     @classmethod
     def check_settings(cls) -> None:
         """A bad $KDOJO_EMU_BUDGET_S or $KDOJO_PROFILE_GPU (#26) is refused now (ValueError)."""
-        from kernels.profile_model import gpu_name
+        from kernels.profile.model import gpu_name
 
         budget_s()
         gpu_name()

@@ -70,7 +70,7 @@ def test_inline_ptx_counts_are_said_to_be_of_the_code_beside_it():
 
 
 def test_a_comment_naming_asm_is_no_inline_ptx():
-    from kernels.profile_model import has_inline_asm
+    from kernels.profile.model import has_inline_asm
 
     assert not has_inline_asm('// asm("mov.u32 %0, %%laneid;")\n/* __asm__ volatile */ int x;')
     assert has_inline_asm('#if 0\nasm volatile("exit;");\n#endif')
@@ -171,10 +171,10 @@ def test_a_bad_profile_table_names_its_field(tmp_path):
 
 
 def test_the_status_says_who_profiles(monkeypatch):
-    from kernels.profile_run import status
+    from kernels.profile.run import status
 
     assert status("emu") == {"enabled": True, "source": "emulator", "ncu": False}
-    monkeypatch.setattr("kernels.profile_gpu.ncu_path", lambda: None)
+    monkeypatch.setattr("kernels.profile.gpu.ncu_path", lambda: None)
     assert status("cuda") == {"enabled": False, "source": None, "ncu": False}
     monkeypatch.setenv("KDOJO_PROFILE", "off")
     assert status("emu")["enabled"] is False
@@ -184,7 +184,7 @@ def test_a_failing_profiler_never_costs_the_verdict(monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("a bug in the profiler")
 
-    monkeypatch.setattr("kernels.profile_run.profile_attempt", broken)
+    monkeypatch.setattr("kernels.profile.run.profile_attempt", broken)
     doc = judge("shared-tiling.transpose", (TRANSPOSE / "reference.cu").read_text())
     assert doc["verdict"] == "accepted" and "profile" not in doc
 

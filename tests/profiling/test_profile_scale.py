@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from kernels import profile_emu, profile_run
+from kernels.profile import emu as profile_emu, run as profile_run
 from kernels.catalog import REPO_ROOT, find_exercise
 from kernels.emu.target import EmuTarget
 from kernels.emu.protocol import REQUEST_MAGIC

@@ -14,7 +14,7 @@ test case instead (pick_case; caveat "counted_test_case"). NVRTC compiles the
 source for the reference GPU (sm_90) with `ptxas -v` for registers, shared
 memory, stack and spills. Nothing here
 can change a verdict: any failure gives no profile (and a log line), never an
-error. On a GPU with `ncu`, kernels/profile_gpu.py measures the largest test
+error. On a GPU with `ncu`, kernels/profile/gpu.py measures the largest test
 case instead (within its own time budget).
 
 Staff switches: KDOJO_PROFILE=0 turns profiling off everywhere; a spec's
@@ -30,10 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from kernels import profile as prof
-from kernels import profile_emu, profile_model, settings
+from kernels import settings, targets
 from kernels.buffers import make_guarded
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
+from kernels.profile import doc as prof, emu as profile_emu, gpu as profile_gpu, model as profile_model
+from kernels.profile.findings import findings
 from kernels.spec import Exercise
 
 log = logging.getLogger(__name__)
@@ -53,15 +54,11 @@ def switched_on() -> bool:
 def measured_by(target_name: str | None) -> str | None:
     """Who measures a profile on the target `target_name`: "ncu" on a GPU that has it,
     "emulator" on the CPU, None where no profile is made."""
-    from kernels import targets
-
     if target_name not in targets.CONCRETE:
         return None
     if not targets.timed(target_name):
         return "emulator"
-    from kernels.profile_gpu import ncu_path
-
-    return "ncu" if ncu_path() is not None else None
+    return "ncu" if profile_gpu.ncu_path() is not None else None
 
 
 def enabled(exercise: Exercise, backend_name: str) -> bool:
@@ -82,11 +79,9 @@ def _gpu_arch(backend: Any) -> str:
 
 def start_gpu_profile(exercise: Exercise, source: str, backend: Any, constants: dict[str, int],
                       seed: int) -> Any:
-    """Start the ncu child before the benchmark (kernels.profile_gpu.start_profile), or None.
+    """Start the ncu child before the benchmark (kernels.profile.gpu.start_profile), or None.
     The caller hands it to profile_attempt, or cancels it."""
-    from kernels.profile_gpu import start_profile
-
-    return start_profile(exercise, source, _gpu_case(exercise, constants), seed, exercise.lesson_dir.parent,
+    return profile_gpu.start_profile(exercise, source, _gpu_case(exercise, constants), seed, exercise.lesson_dir.parent,
                          _gpu_arch(backend))
 
 
@@ -98,15 +93,13 @@ def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
     `pending`, an ncu child started earlier (start_gpu_profile), is released and used."""
     if not backend.timed:  # the CPU: the emulator's counts and the model's estimate
         return profile_emulated(exercise, source, backend, program, constants, seed)
-    from kernels.profile_gpu import profile_on_gpu
-
     index = pending.case_index if pending is not None else _gpu_case(exercise, constants)
     measured: dict[str, Any] = {}
     res = resources(source, exercise, constants, _gpu_arch(backend))
     if pending is not None:
         doc = pending.finish(res, measured=measured)
     else:
-        doc = profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent, res, measured=measured)
+        doc = profile_gpu.profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent, res, measured=measured)
     if doc is not None:
         try:
             roof = gpu_roofline(exercise, constants, exercise.tests[index], measured.get("dram_bytes"), benchmark)
@@ -290,8 +283,6 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
         res = pending.result()
     sectors = profile_model.footprint_bytes(exercise, env_for(case, constants)) / 32
     counts = [profile_emu.sample_scaled(c, int(np.prod(l.grid)), max_sectors=sectors) for c, l in zip(ran, launches)]
-    from kernels.profile_findings import findings
-
     card = prof.GPUS[profile_model.gpu_name()]  # the card modelled ($KDOJO_PROFILE_GPU, #26)
     kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
                                  prof.metrics_from_counts(c), card) for l, c in zip(launches, counts)]
