@@ -1,6 +1,6 @@
 """The judge's diagnostics and faults in both languages (#28): the emulator's
 races, barriers, warp masks, out-of-bounds and uninitialised reads, faults and
-limits, by message code (kernels/emu/messages.py, kernels.result.MESSAGE_CODES).
+limits, by message code (kernels/emu/messages.py, kernels.contract.MESSAGE_CODES).
 Merged into `app.i18n_strings.STRINGS` like app/i18n_messages.py.
 
 The page script (static/js/results.js) fills the parts a sentence shares before

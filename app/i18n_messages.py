@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 MSG_KO: dict[str, Any] = {
-    # judge messages (codes from kernels.result.MESSAGE_CODES)
+    # judge messages (codes from kernels.contract.MESSAGE_CODES)
     "js.msg.all_passed": "테스트 {total}개를 모두 통과했습니다",
     "js.msg.tests_failed": "테스트 {total}개 중 {failed}개 실패 — 첫 실패: {first}",
     "js.msg.case_failed": "{first}",
@@ -23,6 +23,8 @@ MSG_KO: dict[str, Any] = {
     "js.msg.rejected": "{detail}",
     "js.msg.rejected_at": "{line}번째 줄: {detail}",
     "js.msg.needs_gpu": "이 커널은 GPU가 있어야 채점할 수 있습니다: {feature}은(는) 에뮬레이터가 지원하지 않습니다",
+    "js.msg.language_unavailable": "이 채점기에는 {language} 채점 도구가 설치되어 있지 않습니다 (학습자 잘못이 아닙니다)",
+    "js.msg.language_not_offered": "이 연습 문제는 {language}(으)로 풀 수 없습니다",
     "js.msg.compile_timeout": "컴파일이 {seconds}초 안에 끝나지 않았습니다",
     "js.msg.bench_timeout": "벤치마크가 {seconds}초 안에 끝나지 않았습니다",
     "js.msg.bench_wrong": "벤치마크 중 시간을 잰 실행이 틀린 결과를 냈습니다: {detail}",
@@ -38,7 +40,7 @@ MSG_KO: dict[str, Any] = {
     "js.msg.fault": "{name}: {detail}",
     "js.msg.time_limit": "시간 초과: {seconds}초 안에 끝나지 않았습니다",
     "js.msg.process_died": "채점 프로세스가 끝나 버렸습니다 ({how})",
-    # profile findings (#16, kernels/profile_findings.py)
+    # profile findings (#16, kernels/profile/findings.py)
     "js.msg.profile_uncoalesced": "{kernel}: 전역 메모리 접근({access}) 한 번에 32바이트 섹터 {sectors}개를 건드립니다. {ideal}개면 충분합니다. 이웃한 스레드들이 멀리 떨어진 주소에 접근하고 있습니다",
     "js.msg.profile_bank_conflicts": "{kernel}: 공유 메모리 요청 한 번이 {wavefronts}번에 나뉘어 처리됩니다. {ideal}번이면 충분합니다 (최대 {ways}중 뱅크 충돌)",
     "js.msg.profile_atomic_contention": "{kernel}: 주소 하나에 평균 {per_address}번의 원자적 연산이 몰립니다. 스레드들이 같은 카운터 앞에서 줄을 섭니다",
@@ -142,7 +144,7 @@ MSG_KO: dict[str, Any] = {
     "js.fault.invalid launch configuration": "잘못된 실행 설정",
     "js.fault.shared memory limit": "공유 메모리 한도 초과",
     "js.fault.trap": "트랩(__trap)",
-    # emulator diagnostic kinds (kernels/emu/backend.py DIAGNOSTIC_KINDS); unknown ones shown as they are
+    # emulator diagnostic kinds (kernels/emu/target.py DIAGNOSTIC_KINDS); unknown ones shown as they are
     "js.diag.divergent_barrier": "갈라진 배리어",
     "js.diag.warp_mask": "워프 마스크",
     "js.diag.warp_mask_mismatch": "워프 마스크 불일치",
@@ -244,6 +246,8 @@ MSG_EN: dict[str, Any] = {
     "js.msg.rejected": "{detail}",
     "js.msg.rejected_at": "line {line}: {detail}",
     "js.msg.needs_gpu": "this kernel needs a GPU: {feature} is not emulated",
+    "js.msg.language_unavailable": "this judge cannot judge {language} here: its toolchain is not installed (not your fault)",
+    "js.msg.language_not_offered": "this exercise is not offered in {language}",
     "js.msg.compile_timeout": "compilation did not finish within {seconds} s",
     "js.msg.bench_timeout": "the benchmark did not finish within {seconds} s",
     "js.msg.bench_wrong": "a timed benchmark call gave a wrong result: {detail}",
@@ -259,7 +263,7 @@ MSG_EN: dict[str, Any] = {
     "js.msg.fault": "{name}: {detail}",
     "js.msg.time_limit": "time limit exceeded: did not finish within {seconds} s",
     "js.msg.process_died": "the job process died ({how})",
-    # profile findings (#16, kernels/profile_findings.py)
+    # profile findings (#16, kernels/profile/findings.py)
     "js.msg.profile_uncoalesced": "{kernel}: each global {access} touches {sectors} sectors of 32 bytes where {ideal} would do: neighbouring threads access addresses far apart",
     "js.msg.profile_bank_conflicts": "{kernel}: each shared-memory request takes {wavefronts} passes where {ideal} would do (up to {ways}-way bank conflicts)",
     "js.msg.profile_atomic_contention": "{kernel}: {per_address} atomic operations per address on average: threads queue up on the same counters",

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.services import submissions as service
 from app.services.events import events_after_many, queue_fingerprint
+from kernels.contract import Event
 
 log = logging.getLogger("kdojo.streams")
 MAX_CURSORS_PER_QUERY = 2000  # SQLite takes up to 32,766 bound values: 2 a cursor
@@ -129,7 +130,7 @@ class StreamHub:
                 # a stream that joined during the query, behind its cursor, waits for the next round
                 if cursors[submission_id] <= sub.after_seq < seq:
                     sub.after_seq = seq
-                    sub.waiting = event == "queued"
+                    sub.waiting = event == Event.QUEUED
                     if sub.waiting:  # its stored position may be stale already: read positions anew
                         self._queue_seen = None
                     sub.items.put_nowait(("event", (seq, event, data)))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kernels import targets
+
 DIFFICULTY_XP = {"easy": 50, "medium": 100, "hard": 200}
 
 
@@ -75,7 +77,7 @@ def next_level(xp: int) -> Level | None:
 
 def tiers_reached(result: dict[str, Any]) -> list[Tier]:
     """Speed tiers an accepted result earns, from its benchmark (GPU only)."""
-    if result.get("verdict") != "accepted" or result.get("backend") != "cuda":
+    if result.get("verdict") != "accepted" or not targets.timed(result.get("backend")):
         return []
     if (result.get("benchmark") or {}).get("refused"):
         return []  # a time below the GPU's physical floor earns nothing (#26)

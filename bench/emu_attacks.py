@@ -122,7 +122,7 @@ def judge_one(name: str, defines: dict[str, int]) -> dict:
 
 def _judge(name: str, defines: dict[str, int]) -> dict:
     from kernels.catalog import find_exercise
-    from kernels.emu.backend import EmuBackend
+    from kernels.emu.target import EmuTarget
     from tests.security.test_emu_containment import attack, judge
 
     secret = Path("/tmp") / f"kdojo-secret-{uuid.uuid4().hex}"
@@ -134,7 +134,7 @@ def _judge(name: str, defines: dict[str, int]) -> dict:
         os.mkfifo(marker)
     try:
         exercise = find_exercise("reduction.block_sum")  # its own limits: compile 15 s, 10 s a case
-        result, _ = judge(exercise, EmuBackend(), attack(name, marker, **defines),
+        result, _ = judge(exercise, EmuTarget(), attack(name, marker, **defines),
                           keep_preprocessed=name in KEEP_PREPROCESSED, keep_objects=name in KEEP_OBJECTS)
     finally:
         secret.unlink(missing_ok=True)

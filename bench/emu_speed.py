@@ -7,11 +7,11 @@
 Three numbers, each the median of `--repeats` runs, for the exercise's
 reference solution (or `--source`):
 
-* compile: `EmuBackend.build` (source checks + g++ of the fast and the
+* compile: `EmuTarget.build` (source checks + g++ of the fast and the
   checked program, in parallel), runtime objects already cached;
 * tests: every test case of the exercise (N = 1 … 2^20) through the judge's
   own `run_case` (inputs, reference, guarded buffers, emulator, checks),
-  and the part of it spent inside the emulator (`EmuBackend.run`), and the
+  and the part of it spent inside the emulator (`EmuTarget.run`), and the
   CPU time the emulator program used for the largest case (from /proc: on a
   shared machine the least noisy of these numbers);
 * judge run: `kernels.judge.Judge(backend="emu").run(...)` with a warm spare
@@ -28,6 +28,7 @@ import os
 import platform
 import statistics
 import time
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -36,17 +37,17 @@ REPO = Path(__file__).resolve().parent.parent
 EXERCISE = "reduction.block_sum"
 
 
-def bench_compile(exercise, source: str, constants: dict, repeats: int) -> tuple[float, object]:
-    from kernels.emu.backend import EmuBackend
+def bench_compile(exercise, source: str, compiled: Any, repeats: int) -> tuple[float, object]:
+    from kernels.emu.target import EmuTarget
 
-    backend = EmuBackend()
-    backend.build(exercise, source, constants).handle.close()  # warm the runtime cache
+    backend = EmuTarget()
+    backend.build(exercise, source, compiled).handle.close()  # warm the runtime cache
     times, program = [], None
     for _ in range(repeats):
         if program is not None:
             program.handle.close()
         started = time.perf_counter()
-        program = backend.build(exercise, source, constants)
+        program = backend.build(exercise, source, compiled)
         times.append(time.perf_counter() - started)
     return statistics.median(times), program
 
@@ -68,11 +69,11 @@ def _tree_cpu_s(pid: int) -> float:
     return total
 
 
-def bench_tests(exercise, program, constants: dict, repeats: int) -> tuple[float, float, float]:
-    from kernels.emu.backend import EmuBackend
+def bench_tests(exercise, program, compiled: Any, repeats: int) -> tuple[float, float, float]:
+    from kernels.emu.target import EmuTarget
     from kernels.cases import run_case
 
-    backend = EmuBackend()
+    backend = EmuTarget()
     inner: list[float] = []
     original = backend.run
 
@@ -92,7 +93,7 @@ def bench_tests(exercise, program, constants: dict, repeats: int) -> tuple[float
             last = index == len(exercise.tests) - 1
             fast = program.handle.processes.get("fast")
             before = _tree_cpu_s(fast.proc.pid) if last and fast else 0.0
-            test, fault, _ = run_case(exercise, backend, program, constants, case, np.random.default_rng([r, index]))
+            test, fault, _ = run_case(exercise, backend, program, compiled, case, np.random.default_rng([r, index]))
             if last and fast is not None and program.handle.processes.get("fast") is fast:
                 largest_cpu.append(_tree_cpu_s(fast.proc.pid) - before)
             if test.status != "pass":
@@ -136,9 +137,9 @@ def main() -> int:
     if not path.is_file():
         parser.error(f"no such file: {path}")
     source = path.read_text()
-    constants = compile_submission(source, exercise).constants
-    compile_s, program = bench_compile(exercise, source, constants, args.repeats)
-    tests_s, emulator_s, largest_cpu_s = bench_tests(exercise, program, constants, args.repeats)
+    compiled = compile_submission(source, exercise)
+    compile_s, program = bench_compile(exercise, source, compiled, args.repeats)
+    tests_s, emulator_s, largest_cpu_s = bench_tests(exercise, program, compiled, args.repeats)
     program.handle.close()
     judge_s = bench_judge(source, exercise.id, args.repeats)
     numbers = {"exercise": exercise.id, "source": str(path),

@@ -38,7 +38,7 @@ extern "C" __global__ void each_prints(const float* in, float* out, int n) {
 def _module(budgeted: bool):
     import cupy
 
-    from kernels.cuda_backend import device_arch
+    from kernels.targets.cuda import device_arch
     from kernels.nvrtc import compile_program
 
     props = cupy.cuda.runtime.getDeviceProperties(0)
@@ -61,7 +61,7 @@ def _module(budgeted: bool):
 def _time_once(module, n: int) -> float:
     import cupy
 
-    from kernels.cuda_backend import reset_printf_budget
+    from kernels.targets.cuda import reset_printf_budget
 
     a = cupy.arange(n, dtype=cupy.float32)
     b = cupy.empty_like(a)

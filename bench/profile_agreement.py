@@ -10,7 +10,7 @@ estimated time against the time measured on a GPU, kernel by kernel (#16).
 
 The GPU side profiles one test case of each exercise (the largest with at
 most 65,536 threads), with the same inputs (seed 1); the emulator, since #26,
-a sample of the blocks of a benchmark case (kernels/profile_run.py), or that
+a sample of the blocks of a benchmark case (kernels/profile/run.py), or that
 test case where it cannot sample: a ratio (sectors per request) compares
 across the two where the access pattern does not change with the size.
 The GPU side runs every file's case in ONE process under ONE `ncu` (a process
@@ -76,10 +76,10 @@ def measure_emu(files) -> None:
     """One JSON line per (file, kernel launch): the emulator's metrics, raw counts and estimate."""
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.emu.backend import EmuBackend
+    from kernels.emu.target import EmuTarget
     from kernels.judge import Judge
 
-    backend = EmuBackend()
+    backend = EmuTarget()
     judge = Judge(backend="emu")
     with judge:
         for exercise_id, rel, rename in files:
@@ -93,7 +93,7 @@ def measure_emu(files) -> None:
                         print(json.dumps({"file": file, "error": f"starter {verdict}"}), flush=True)
                         continue
                 compiled = compile_submission(source, exercise, None)
-                program = backend.build(exercise, source, compiled.constants)
+                program = backend.build(exercise, source, compiled)
                 started = time.perf_counter()
                 profile = _profile_emulated(exercise, source, backend, program, compiled.constants)
                 seconds = time.perf_counter() - started
@@ -113,7 +113,7 @@ def measure_emu(files) -> None:
 
 def _profile_emulated(exercise, source, backend, program, constants):
     """profile_emulated, keeping each launch's raw counts (for the agreement table)."""
-    from kernels import profile_emu
+    from kernels.profile import emu as profile_emu
 
     kept: list = []
     original = profile_emu.sample_scaled
@@ -125,7 +125,7 @@ def _profile_emulated(exercise, source, backend, program, constants):
 
     profile_emu.sample_scaled = counting
     try:
-        from kernels.profile_run import profile_emulated
+        from kernels.profile.run import profile_emulated
 
         profile = profile_emulated(exercise, source, backend, program, constants, SEED)
     finally:
@@ -138,7 +138,7 @@ def _profile_emulated(exercise, source, backend, program, constants):
 
 # ---------------------------------------------------------------- the GPU side
 
-NCU_EXTRA = (  # beside kernels.profile_gpu.NCU_METRICS; each kept only where this ncu knows it
+NCU_EXTRA = (  # beside kernels.profile.gpu.NCU_METRICS; each kept only where this ncu knows it
     "gpu__time_duration.sum", "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
     "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors_srcunit_tex.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
@@ -175,7 +175,7 @@ def _known_metrics(ncu: str, out: Path) -> set[str]:
 
 
 def _case_for(exercise, constants):
-    from kernels.profile_run import pick_case
+    from kernels.profile.run import pick_case
 
     picked = pick_case(exercise, constants)
     return None if picked is None else picked[0]
@@ -224,7 +224,7 @@ def ncu_child(job_path: str) -> int:
 
 def measure_gpu(files, out: Path, reps: int, deadline_s: float, skip_ncu: bool = False) -> None:
     """ncu over every file's profiled case (one process), then CUDA-event timings at the largest size."""
-    from kernels import profile_gpu
+    from kernels.profile import gpu as profile_gpu
     from kernels.catalog import find_exercise
 
     started = time.monotonic()
@@ -256,7 +256,7 @@ def measure_gpu(files, out: Path, reps: int, deadline_s: float, skip_ncu: bool =
 
 
 def write_ncu_rows(stdout: str, out: Path) -> None:
-    from kernels import profile_gpu
+    from kernels.profile import gpu as profile_gpu
 
     order_path = out / "order.json"
     order = json.loads(order_path.read_text()) if order_path.exists() else []
@@ -277,7 +277,7 @@ def write_ncu_rows(stdout: str, out: Path) -> None:
 
 
 def _ncu_keys(m: dict) -> dict:
-    from kernels.profile_gpu import metrics_from_ncu
+    from kernels.profile.gpu import metrics_from_ncu
 
     got = metrics_from_ncu(m)
     return {key: got[key] for key in KEYS}
@@ -292,7 +292,7 @@ def time_all(files, out: Path, reps: int, deadline: float) -> None:
     from kernels.buffers import storage_dtype
     from kernels.catalog import find_exercise
     from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
-    from kernels.profile_model import largest_case
+    from kernels.profile.model import largest_case
 
     timer = Timer(cp, reps)
     by_exercise: dict[str, list[str]] = {}
@@ -412,7 +412,7 @@ def compare(emu_path: str, ncu_path: str, times_path: str | None) -> None:
     # shared requests themselves (a vectorised LDS.128 is one, four scalar loads four): the
     # emulator's, scaled up where a launch was cut at the record cap, against ncu's shared load
     # and store instructions
-    from kernels.profile_model import coverage
+    from kernels.profile.model import coverage
 
     ok = n = 0
     for key in emu:
@@ -452,7 +452,7 @@ LANE_VARIANTS = {  # (thread executions, warp executions) in the emulator's coun
         ("work_pred_lanes", "work_inst"),
 }
 
-FIT_GRID = {  # the model's three fitted constants (kernels/profile_model.py) and the values tried
+FIT_GRID = {  # the model's three fitted constants (kernels/profile/model.py) and the values tried
     "L2_REPEAT_FRACTION": (0.0, 0.1, 0.25, 0.5, 1.0),
     "INSTRUCTIONS_PER_MEMORY_INSTRUCTION": (2.0, 4.0, 6.0, 10.0, 16.0),
     "WARPS_TO_SATURATE": (4, 8, 16, 32),
@@ -462,12 +462,12 @@ FIT_GRID = {  # the model's three fitted constants (kernels/profile_model.py) an
 def _reestimator(emu_path: str, times_path: str):
     """A function (constants → [(file, lesson, estimate ms, measured ms)]) that re-runs the model
     on the emulator's stored counts; occupancy from NVRTC's resources, computed once per file."""
-    from kernels import profile as prof
-    from kernels import profile_model as model
+    from kernels.profile import doc as prof
+    from kernels.profile import model
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
     from kernels.plan import env_for, resolve_launches
-    from kernels.profile_run import resources
+    from kernels.profile.run import resources
 
     rows: dict[str, list] = {}
     for r in _load(emu_path):
@@ -516,7 +516,7 @@ def fit(emu_path: str, times_path: str) -> None:
     constants fitted on the other lessons only: the figure the model states as its accuracy)."""
     import itertools
 
-    from kernels import profile_model as model
+    from kernels.profile import model
 
     run = _reestimator(emu_path, times_path)
     current = {k: getattr(model, k) for k in FIT_GRID}

@@ -1,5 +1,5 @@
 """Microbenchmarks that set constants of the emulator's time model (#16), apart from the
-lesson kernels the model is evaluated on (kernels/profile_model.py, docs/benchmarks.md
+lesson kernels the model is evaluated on (kernels/profile/model.py, docs/benchmarks.md
 "Profiling (#16)"). On a GPU:
 
     PYTHONPATH=. python3 bench/profile_micro.py          # prints one JSON object

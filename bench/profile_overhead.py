@@ -3,7 +3,7 @@
     PYTHONPATH=. python3 bench/profile_overhead.py [--repeats 7] [--exercise reduction.block_sum]
     PYTHONPATH=. python3 bench/profile_overhead.py --ncu [--out DIR]     # on a GPU with ncu: the ncu step's parts
 
-Times `kernels.profile_run.profile_emulated` (the counted re-run of one case on
+Times `kernels.profile.run.profile_emulated` (the counted re-run of one case on
 the profiler's program + the sm_90 NVRTC compile for ptxas's resources) on the
 exercise's reference, after one warm-up call (which compiles the profiler's
 program: printed apart), and prints the median and the case it profiled. This is the time the judge adds after the verdict; compare it
@@ -32,10 +32,10 @@ def ncu_parts(exercise_id: str, out: str | None) -> None:
     import tempfile
     from pathlib import Path
 
-    from kernels import profile_gpu
+    from kernels.profile import gpu as profile_gpu
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.profile_run import _threads, resources
+    from kernels.profile.run import _threads, resources
 
     exercise = find_exercise(exercise_id)
     source = exercise.reference_cu_path.read_text()
@@ -56,9 +56,9 @@ def ncu_parts(exercise_id: str, out: str | None) -> None:
             "ok" if got else "NO PROFILE")
     # the judge's way (#16): the child starts before the benchmark and waits; the learner waits
     # only for finish() after it. A 3 s sleep stands in for the benchmark.
-    from kernels.cuda_backend import CudaBackend
+    from kernels.targets.cuda import CudaTarget
 
-    arch = CudaBackend().arch
+    arch = CudaTarget().arch
     for attempt in ("warm", "warm", "warm"):
         pending = profile_gpu.start_profile(exercise, source, index, 1, exercise.lesson_dir.parent, arch)
         time.sleep(3.0)
@@ -70,12 +70,12 @@ def ncu_parts(exercise_id: str, out: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp, "submission.cu")
         src.write_text(source)
-        child = [sys.executable, "-m", "kernels.profile_gpu", "child", json.dumps(
+        child = [sys.executable, "-m", "kernels.profile.gpu", "child", json.dumps(
             {"lessons": str(exercise.lesson_dir.parent), "exercise": exercise.id, "source": str(src),
              "case": index, "seed": 1})]
         root = Path(__file__).resolve().parent.parent
-        row("python -c 'import cupy, kernels.cuda_backend'",
-            _wall([sys.executable, "-c", "import cupy, kernels.cuda_backend"], cwd=root)[0])
+        row("python -c 'import cupy, kernels.targets.cuda'",
+            _wall([sys.executable, "-c", "import cupy, kernels.targets.cuda"], cwd=root)[0])
         for _ in range(2):
             row("the child alone (python, cupy, NVRTC, one case), no ncu", _wall(child, cwd=root)[0])
         names = [k.name for k in exercise.kernels]
@@ -107,14 +107,14 @@ def main() -> int:
         return 0
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.emu.backend import EmuBackend
-    from kernels.profile_run import profile_emulated
+    from kernels.emu.target import EmuTarget
+    from kernels.profile.run import profile_emulated
 
     exercise = find_exercise(args.exercise)
     source = exercise.reference_cu_path.read_text()
-    backend = EmuBackend()
+    backend = EmuTarget()
     compiled = compile_submission(source, exercise, backend.arch)
-    program = backend.build(exercise, source, compiled.constants)
+    program = backend.build(exercise, source, compiled)
     started = time.perf_counter()
     profile = profile_emulated(exercise, source, backend, program, compiled.constants, 1)  # warm-up
     first = time.perf_counter() - started  # compiles the profiler's program (the judge starts it beside the tests)

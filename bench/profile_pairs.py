@@ -58,18 +58,18 @@ def as_submission(exercise: Any, file: str) -> tuple[Any, str]:
 
 
 def emulator_profile(exercise_id: str, file: str) -> dict[str, Any] | None:
-    """The emulator's profile of `file` (kernels.profile_run.profile_emulated), or None."""
+    """The emulator's profile of `file` (kernels.profile.run.profile_emulated), or None."""
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.emu.backend import EmuBackend
-    from kernels.profile_run import profile_emulated
+    from kernels.emu.target import EmuTarget
+    from kernels.profile.run import profile_emulated
 
     exercise, source = as_submission(find_exercise(exercise_id), file)
     compiled = compile_submission(source, exercise, None)
     if not compiled.ok:
         raise RuntimeError(f"{exercise_id}/{file}: {compiled.status}")
-    backend = EmuBackend()
-    program = backend.build(exercise, source, compiled.constants)
+    backend = EmuTarget()
+    program = backend.build(exercise, source, compiled)
     try:
         return profile_emulated(exercise, source, backend, program, compiled.constants, SEED)
     finally:
@@ -83,15 +83,15 @@ def gpu_ms(exercise_id: str, file: str) -> float | None:
     from kernels.bench_run import _CaseData
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.cuda_backend import CudaBackend
+    from kernels.targets.cuda import CudaTarget
     from kernels.plan import resolve_launches
-    from kernels.profile_model import largest_case
+    from kernels.profile.model import largest_case
     from kernels.timing import L2Flusher, measure
 
     exercise, source = as_submission(find_exercise(exercise_id), file)
-    backend = CudaBackend()
+    backend = CudaTarget()
     compiled = compile_submission(source, exercise, backend.arch)
-    program = backend.build(exercise, source, compiled.constants)
+    program = backend.build(exercise, source, compiled)
     case = largest_case(exercise, compiled.constants)
     data = _CaseData(exercise, case, compiled.constants, SEED)
     launches = resolve_launches(exercise.launches, data.env)

@@ -24,10 +24,10 @@ from tests.realworld.test_realworld_corpus import (CORPUS, emulator_gap, exercis
 
 def backend(name: str):
     if name == "emu":
-        from kernels.emu.backend import EmuBackend
+        from kernels.emu.target import EmuTarget
         from kernels.emu.build import toolchain_ok
 
-        return EmuBackend() if toolchain_ok() else None
+        return EmuTarget() if toolchain_ok() else None
     return "cuda"  # judged in a fresh process per file (judge_on_gpu)
 
 

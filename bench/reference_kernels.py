@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from kernels.buffers import storage_dtype, to_float64  # noqa: E402
 from kernels.catalog import load_catalog  # noqa: E402
 from kernels.constants import read_constants  # noqa: E402
-from kernels.cuda_backend import allow_dynamic_shared, device_arch  # noqa: E402
+from kernels.targets.cuda import allow_dynamic_shared, device_arch  # noqa: E402
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches  # noqa: E402
 
 CTYPE_NP = {"int": np.int32, "unsigned int": np.uint32, "long long": np.int64, "float": np.float32,

@@ -20,11 +20,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from kernels import bench_integrity as integrity
+from kernels import bench_integrity as integrity, languages
 from kernels.buffers import bits_view, sentinel_bits, storage_dtype
 from kernels.check import compare
+from kernels.compile import CompileResult
+from kernels.contract import Event
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
-from kernels.result import Message, code_fields
+from kernels.contract import Message, code_fields
 from kernels.spec import BaselineSpec, Case, Exercise
 from kernels.stats import geomean
 from kernels.timing import L2Flusher, copy_bandwidth_gbps, measure
@@ -52,14 +54,14 @@ def device_limits(peak: float) -> dict[str, Any]:
     return _PEAK["limits"]
 
 
-def run_benchmark(exercise: Exercise, backend: Any, program: Any, constants: dict[str, int],
+def run_benchmark(exercise: Exercise, backend: Any, program: Any, compiled: CompileResult,
                   seed: int, emit: Callable[[dict], None], peak: float | None = None,
                   max_sizes: int | None = None) -> tuple[dict[str, Any] | None, str | None]:
     """(benchmark section, problem). `problem` is a wrong-answer message from a timed call."""
     import cupy
 
     assert exercise.benchmark is not None
-    flush = getattr(backend, "flusher", None) or L2Flusher(backend.l2_bytes)
+    flush = backend.flusher or L2Flusher(backend.l2_bytes)
     if peak:
         _PEAK.setdefault("gbps", float(peak))
     peak_value = peak_gbps(backend, flush)
@@ -68,9 +70,9 @@ def run_benchmark(exercise: Exercise, backend: Any, program: Any, constants: dic
     budget_s = exercise.limits.bench_s / max(1, len(cases) * (1 + len(exercise.benchmark.baselines)))
     sizes = []
     for index, case in enumerate(cases):
-        emit({"stage": "benchmarking", "index": index, "total": len(cases)})
+        emit({"stage": Event.BENCHMARKING, "index": index, "total": len(cases)})
         try:
-            entry = _bench_case(exercise, backend, program, constants, case,
+            entry = _bench_case(exercise, backend, program, compiled, case,
                                 (seed * 7919 + index) % 2**63, flush, min(2.0, budget_s), peak_value, limits)
         except WrongTimedOutput as wrong:
             return None, str(wrong)
@@ -103,13 +105,14 @@ class _CaseData:
     """One case's protected base input set, the timed calls' buffers, and each
     call's fresh inputs and verification."""
 
-    def __init__(self, exercise: Exercise, case: Case, constants: dict[str, int], seed: int) -> None:
+    def __init__(self, exercise: Exercise, case: Case, compiled: CompileResult, seed: int) -> None:
         import cupy
 
         self.exercise = exercise
         self.reference = load_reference(exercise)
-        self.cased = case_dict(case, constants)
-        self.env = env_for(case, constants)
+        self.cased = case_dict(case, compiled.constants)
+        self.env = env_for(case, compiled.constants)
+        self.tolerance = languages.get(compiled.language).tolerance(exercise)
         self.label = case.label
         shapes = buffer_shapes(exercise, self.env)
         self.inputs = [b.name for b in exercise.buffers if b.role in ("in", "inout")]
@@ -187,7 +190,7 @@ class _CaseData:
         for name in self.outputs:
             dtype = self.exercise.buffer(name).dtype
             scale = scales.get(name, 1.0)
-            rtol, atol = (integrity.TOLERANCE_FACTOR * t for t in (self.exercise.rtol, self.exercise.atol))
+            rtol, atol = (integrity.TOLERANCE_FACTOR * t for t in self.tolerance)
             if integrity.device_mismatches(arrays[name], want[name], dtype, rtol, atol, scale) == 0:
                 continue
             problem = compare(name, _host(arrays[name]), _host(want[name]).astype(np.float64), dtype,
@@ -230,11 +233,11 @@ def _host(value: Any) -> Any:
     return cupy.asnumpy(value) if isinstance(value, cupy.ndarray) else value
 
 
-def _bench_case(exercise: Exercise, backend: Any, program: Any, constants: dict[str, int],
+def _bench_case(exercise: Exercise, backend: Any, program: Any, compiled: CompileResult,
                 case: Case, seed: int, flush: Callable[[], None], cap_s: float,
                 peak: float, limits: dict[str, Any]) -> dict[str, Any]:
-    data = _CaseData(exercise, case, constants, seed)
-    launches = resolve_launches(exercise.launches, data.env)
+    data = _CaseData(exercise, case, compiled, seed)
+    launches = languages.get(compiled.language).launches(exercise, compiled, data.env)
     summary = measure(lambda rep: backend.launch_all(program, launches, data.arrays(rep)),
                       flush, reset=data.prepare, after=data.verify, cap_s=cap_s)
     entry = _entry(exercise, case, data.env, summary, peak)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.backend import GUARD_ELEMS, GuardedArray
+from kernels.targets.base import GUARD_ELEMS, GuardedArray
 
 STORAGE = {"int8": np.int8, "uint8": np.uint8, "float16": np.float16, "bfloat16": np.uint16, "float32": np.float32,
            "float64": np.float64, "int32": np.int32, "uint32": np.uint32, "int64": np.int64}

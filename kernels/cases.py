@@ -1,7 +1,7 @@
 """The test stage: every test case of an exercise, in order, on a built program.
 
 A case gets fresh inputs from the exercise's `reference.generate`, guarded
-buffers, the launch plan run by the backend, then the fp64 reference and the
+buffers, the language's launches for the case run by the target, then the fp64 reference and the
 checks (kernels/check.py). `kernels.pipeline` runs this stage between compile
 and benchmark; the GPU profiler's child runs one case with `run_case`.
 """
@@ -13,12 +13,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from kernels.backend import Backend, RunDiagnostic, RuntimeFault
+from kernels import languages
 from kernels.buffers import make_guarded
 from kernels.check import TestResult, check_case, reference_is_trivial
-from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
+from kernels.compile import CompileResult
+from kernels.contract import Event
 from kernels.messages import Message
+from kernels.plan import buffer_shapes, case_dict, env_for, load_reference
 from kernels.spec import Case, Exercise
+from kernels.targets.base import RunDiagnostic, RuntimeFault, Target
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -35,21 +38,21 @@ class TestsOutcome:
     diagnostics: list[RunDiagnostic] = field(default_factory=list)
 
 
-def run_tests(exercise: Exercise, backend: Backend, program: Any, constants: dict[str, int],
+def run_tests(exercise: Exercise, target: Target, program: Any, compiled: CompileResult,
               seed: int, emit: Emit) -> TestsOutcome:
     """Every test case in order. A fault stops the run when the process is poisoned."""
     outcome = TestsOutcome()
     total = len(exercise.tests)
     for index, case in enumerate(exercise.tests):
-        emit({"stage": "_test_start", "index": index, "total": total, "name": case.label})
+        emit({"stage": Event.CASE_START, "index": index, "total": total, "name": case.label})
         try:
-            test, fault, diags = run_case(exercise, backend, program, constants, case,
+            test, fault, diags = run_case(exercise, target, program, compiled, case,
                                           np.random.default_rng([seed, index]))
         except ReferenceProblem as exc:
             raise RuntimeError(f"{exercise.id} {case.label}: {exc}") from None
         outcome.tests.append(test)
         outcome.diagnostics += diags
-        emit({"stage": "testing", "index": index, "total": total, "test": test.to_dict()})
+        emit({"stage": Event.TESTING, "index": index, "total": total, "test": test.to_dict()})
         # the first failing test decides the verdict: it is the one to fix first, and
         # a later case cannot turn it into something else (on the emulator a kernel
         # that is wrong at n = 1000 may also be too slow at n = 2^20)
@@ -72,7 +75,7 @@ def run_tests(exercise: Exercise, backend: Backend, program: Any, constants: dic
     return outcome
 
 
-def run_case(exercise: Exercise, backend: Backend, program: Any, constants: dict[str, int],
+def run_case(exercise: Exercise, target: Target, program: Any, compiled: CompileResult,
              case: Case, rng: np.random.Generator) -> tuple[TestResult, RuntimeFault | None, list]:
     """One case: fresh inputs, guarded buffers, run, then the reference, then check.
 
@@ -81,17 +84,18 @@ def run_case(exercise: Exercise, backend: Backend, program: Any, constants: dict
     they exist nowhere in this process, so a kernel scanning memory finds nothing
     to copy (#11)."""
     reference = load_reference(exercise)
-    cased = case_dict(case, constants)
-    env = env_for(case, constants)
+    language = languages.get(compiled.language)
+    cased = case_dict(case, compiled.constants)
+    env = env_for(case, compiled.constants)
     inputs = reference.generate(cased, rng)
     shapes = buffer_shapes(exercise, env)
     buffers = {b.name: make_guarded(b.name, b.role, b.dtype, shapes[b.name], b.init,
                                     inputs.get(b.name) if b.role in ("in", "inout") else None)
                for b in exercise.buffers}
     before = {b.name: buffers[b.name].payload.copy() for b in exercise.buffers if b.role == "in"}
-    launches = resolve_launches(exercise.launches, env)
+    launches = language.launches(exercise, compiled, env)
     try:
-        ran = backend.run(program, launches, buffers, exercise.limits.run_s)
+        ran = target.run(program, launches, buffers, exercise.limits.run_s)
     except RuntimeFault as fault:
         return TestResult(case.label, "error", _fault_message(fault)), fault, []
     if ran.fault is not None:
@@ -100,8 +104,8 @@ def run_case(exercise: Exercise, backend: Backend, program: Any, constants: dict
     want, scales = _expected(exercise, reference, inputs, cased)
     dtypes = {b.name: b.dtype for b in exercise.buffers}
     outputs = {k: v for k, v in want.items() if exercise.buffer(k).role in ("out", "inout")}
-    test = check_case(case.label, ran.buffers, before, outputs, dtypes, exercise.rtol,
-                      exercise.atol, scales, ran.output)
+    rtol, atol = language.tolerance(exercise)
+    test = check_case(case.label, ran.buffers, before, outputs, dtypes, rtol, atol, scales, ran.output)
     return test, None, ran.diagnostics
 
 

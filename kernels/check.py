@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from kernels.backend import GuardedArray
+from kernels.targets.base import GuardedArray
 from kernels.buffers import bits_view, guard_value, sentinel_bits, to_float64
 from kernels.messages import Message, code_fields
 

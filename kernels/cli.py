@@ -1,11 +1,12 @@
 """`kdojo judge` and `kdojo exercises` (also `python -m kernels judge …`).
 
-    kdojo judge FILE --exercise ID [--backend auto|cuda|emu] [--json] [--no-bench]
+    kdojo judge FILE --exercise ID [--language cuda|triton] [--backend auto|cuda|emu] [--json] [--no-bench]
     kdojo exercises [--json]
 
+The language defaults to the file's suffix (`.triton.py`: triton, else cuda).
 Exit status: 0 when the judge ran (whatever the verdict), 2 for bad usage
-(unknown exercise, missing file, malformed spec), 3 when the requested
-backend is unavailable. Errors are one line on stderr, never a traceback.
+(unknown exercise, a language the exercise does not offer, missing file,
+malformed spec), 3 when the requested backend is unavailable. Errors are one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from kernels.contract import Event
 from kernels.printable import printable_doc, printable_json
 
 EXIT_OK, EXIT_USAGE, EXIT_BACKEND = 0, 2, 3
@@ -41,9 +43,14 @@ def _parser(command: str) -> argparse.ArgumentParser:
                         help=f"lessons folder (default $KDOJO_LESSONS_DIR, else {default_lessons_dir()})")
     parser.add_argument("--json", action="store_true", help="print the v1 result document only")
     if command == "judge":
-        parser.add_argument("file", help="CUDA source file (device code only)")
+        from kernels import languages, targets
+
+        parser.add_argument("file", help="kernel source file (CUDA: device code only; Triton: a .triton.py)")
         parser.add_argument("--exercise", required=True, help="exercise id, e.g. reduction.block_sum")
-        parser.add_argument("--backend", default="auto", choices=("auto", "cuda", "emu"))
+        parser.add_argument("--language", default=None, choices=languages.NAMES,
+                            help="the file's kernel language (default: from its suffix, .triton.py is triton)")
+        parser.add_argument("--backend", default="auto", choices=targets.NAMES,
+                            help="the target: a GPU (cuda), the CPU (emu), or auto")
         parser.add_argument("--no-bench", action="store_true", help="skip the benchmark")
     return parser
 
@@ -51,7 +58,8 @@ def _parser(command: str) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in ("judge", "exercises"):
-        print("usage: kdojo judge FILE --exercise ID [--backend auto|cuda|emu] [--json] [--no-bench]"
+        print("usage: kdojo judge FILE --exercise ID [--language cuda|triton] [--backend auto|cuda|emu]"
+              " [--json] [--no-bench]"
               " | kdojo exercises", file=sys.stderr)
         return EXIT_USAGE
     command = args[0]
@@ -90,7 +98,8 @@ def exercises(options: argparse.Namespace) -> int:
 
 
 def judge(options: argparse.Namespace) -> int:
-    from kernels.backends import BackendUnavailable
+    from kernels import languages
+    from kernels.targets import TargetUnavailable
     from kernels.judge import Judge, UnknownExercise
     from kernels.spec import SpecError
 
@@ -104,21 +113,25 @@ def judge(options: argparse.Namespace) -> int:
     try:
         from kernels.catalog import find_exercise
 
-        find_exercise(options.exercise, options.lessons)
+        exercise = find_exercise(options.exercise, options.lessons)
     except KeyError:
         raise UsageError(f"unknown exercise {options.exercise!r} (see `kdojo exercises`)") from None
     except SpecError as exc:
         raise UsageError(str(exc)) from None
+    language = options.language or languages.from_filename(path.name)
+    if language not in exercise.languages:
+        raise UsageError(f"{exercise.id} is not offered in {language} (it offers {', '.join(exercise.languages)})")
     try:
         judge_ = Judge(options.lessons, backend=options.backend, keep_spare=False)
-    except BackendUnavailable as exc:
+    except TargetUnavailable as exc:
         print(f"kdojo judge: {exc}", file=sys.stderr)
         return EXIT_BACKEND
     except ValueError as exc:  # a bad KDOJO_TESTS_BUDGET_S / KDOJO_JOB_* setting, named
         raise UsageError(str(exc)) from None
     try:
         on_event = None if options.json or not sys.stderr.isatty() else _progress
-        doc = judge_.run(source, options.exercise, bench=not options.no_bench, on_event=on_event)
+        doc = judge_.run(source, options.exercise, bench=not options.no_bench, on_event=on_event,
+                         language=language)
     except UnknownExercise:
         raise UsageError(f"unknown exercise {options.exercise!r} (see `kdojo exercises`)") from None
     except SpecError as exc:
@@ -134,10 +147,10 @@ def judge(options: argparse.Namespace) -> int:
 
 def _progress(event: dict[str, Any]) -> None:
     stage = event.get("stage")
-    if stage in ("test_start", "testing"):  # shown as the case starts (a hang shows as one)
+    if stage in (Event.TEST_START, Event.TESTING):  # shown as the case starts (a hang shows as one)
         print(f"\r  testing {event['index'] + 1}/{event['total']}", end="", file=sys.stderr)
-    elif stage in ("compiling", "benchmarking", "profiling", "done"):
-        print(f"\r  {stage}…{' ' * 12}", end="\n" if stage == "done" else "", file=sys.stderr)
+    elif stage in (Event.COMPILING, Event.BENCHMARKING, Event.PROFILING, Event.DONE):
+        print(f"\r  {stage}…{' ' * 12}", end="\n" if stage == Event.DONE else "", file=sys.stderr)
 
 
 def render(doc: dict[str, Any], colour: bool = False) -> str:
@@ -146,7 +159,8 @@ def render(doc: dict[str, Any], colour: bool = False) -> str:
     doc = printable_doc(doc)
     verdict = doc["verdict"]
     shown = f"\x1b[{COLOURS.get(verdict, '0')}m{verdict}\x1b[0m" if colour else verdict
-    lines = [f"{doc['exercise']} [{doc['backend']}]  {shown}  {doc['message']}"]
+    on = doc["backend"] if doc.get("language", "cuda") == "cuda" else f"{doc['language']} on {doc['backend']}"
+    lines = [f"{doc['exercise']} [{on}]  {shown}  {doc['message']}"]
     for d in doc["compile"]["diagnostics"]:
         where = f"line {d['line']}:{d['column']}" if d["line"] else "—"
         lines.append(f"  {d['severity']:<8} {where:<12} {d['message']}")
@@ -160,7 +174,7 @@ def render(doc: dict[str, Any], colour: bool = False) -> str:
     for d in doc["diagnostics"]:
         lines.append(f"  {d['kind']} (line {d['line']}): {d['message']}")
     lines += _render_bench(doc)
-    from kernels.profile import render as render_profile  # #16
+    from kernels.profile.doc import render as render_profile  # #16
 
     lines += render_profile(doc)
     if "timings_note" in doc:

@@ -17,8 +17,9 @@ import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
-from kernels.backend import Diagnostic
+from kernels.targets.base import Diagnostic
 from kernels.constants import read_constants
 from kernels.includes import check_includes
 from kernels.nvrtc_child import CompilerLimit, compile_bounded
@@ -41,7 +42,10 @@ _KEEP = re.compile(r"^(\d+ (catastrophic )?errors? detected in the compilation o
 
 @dataclass
 class CompileResult:
-    """status: "ok" | "compile_error" | "rejected"."""
+    """What a language's compile made of a submission (kernels/languages/), handed to the
+    target's build as is. status: "ok" | "compile_error" | "rejected". `language`: the
+    language that made it; `artifact`: that language's build where it is not NVRTC's
+    `ptx`/`cubin` (Triton: its parsed manifest of cubins and launch meta-parameters)."""
 
     status: str
     seconds: float
@@ -51,6 +55,8 @@ class CompileResult:
     ptx: bytes = b""
     cubin: bytes = b""
     limited: bool = False  # the compiler ran past its memory or time
+    language: str = "cuda"
+    artifact: Any = None
 
     @property
     def ok(self) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from kernels.backend import Diagnostic
+from kernels.targets.base import Diagnostic
 from kernels.spec import Exercise
 
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kernels.result import VERDICTS
+from kernels import targets
+from kernels.contract import VERDICTS
 
 NOT_BUILT = ("compile_error", "rejected", "internal_error")
 _PROMISE = re.compile(r"^//\s*VERDICT:\s*([a-z_]+)\s*$")
@@ -83,7 +84,7 @@ def outcome(expectation: Expectation, result: dict[str, Any]) -> Outcome:
     verdict, message = str(result.get("verdict")), str(result.get("message", ""))
     if verdict == "internal_error":
         return Outcome("fail", verdict, message, f"the judge failed: {message}")
-    if result.get("backend") == "emu" and verdict == "rejected" and result.get("message_code") == "needs_gpu":
+    if not targets.timed(result.get("backend")) and verdict == "rejected" and result.get("message_code") == "needs_gpu":
         return Outcome("gpu_only", verdict, message)
     compiled = bool((result.get("compile") or {}).get("ok"))
     if verdict == expectation.verdict and (expectation.kind != "starter" or compiled):

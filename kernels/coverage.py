@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernels.backend import Program
+from kernels.targets.base import Program
 from kernels.emu import build as toolchain
-from kernels.emu.backend import EmuBackend
+from kernels.emu.target import EmuTarget
 from kernels.emu.protocol import WireResponse
 from kernels.pipeline import run_pipeline
 from kernels.spec import Exercise
@@ -74,7 +74,7 @@ class Coverage:
         return "\n".join(out)
 
 
-class _CoverageBackend(EmuBackend):
+class _CoverageTarget(EmuTarget):
     """The emulator with every case run by the coverage program; collects the blocks that ran."""
 
     def __init__(self) -> None:
@@ -85,8 +85,8 @@ class _CoverageBackend(EmuBackend):
     def submission_budget_s(self) -> float:
         return COVERAGE_BUDGET_S  # the judge's 16 s is for submissions, not for this check
 
-    def build(self, exercise: Any, source: str, constants: dict[str, int]) -> Program:
-        program = super().build(exercise, source, constants)
+    def build(self, exercise: Any, source: str, compiled: Any) -> Program:
+        program = super().build(exercise, source, compiled)
         handle = program.handle
         handle.built.programs["fast"] = toolchain.compile_coverage_program(handle.built, COMPILE_S)
         self.sites = block_sites(handle.built.programs["fast"])  # now: the folder goes with the handle
@@ -133,7 +133,7 @@ def excuses(reference: Path) -> dict[int, str]:
 def cover(exercise: Exercise) -> Coverage:
     """Judge the exercise's reference.cu on the emulator, every case, and read what ran."""
     reference = exercise.reference_cu_path
-    backend = _CoverageBackend()
+    backend = _CoverageTarget()
     # The -O1 coverage program runs slower than the fast one: this check is not the judge's time limit.
     limits = dataclasses.replace(exercise.limits, compile_s=COMPILE_S, run_s=max(exercise.limits.run_s, RUN_S))
     roomy = dataclasses.replace(exercise, limits=limits)

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from kernels import cgroup
+from kernels import cgroup, targets
 
 EXIT_OK, EXIT_MISSING, EXIT_USAGE = 0, 1, 2
 
@@ -85,7 +85,7 @@ def _job_limits(backend: str) -> list[Layer]:
         where = f"cgroup v2 under {found.root}"
         return [Layer("job memory", "active", f"memory.max {limits.memory_mb} MB, no swap ({where})", "", False),
                 Layer("job processes", "active", f"pids.max {limits.pids} ({where})", "", False)]
-    if backend == "cuda":
+    if targets.timed(backend):  # a GPU target
         memory = Layer("job memory", "missing", f"none: RLIMIT_AS breaks CUDA; {found.reason}", remedy, False)
     else:
         memory = Layer("job memory", "fallback", f"RLIMIT_AS {limits.memory_mb} MB; {found.reason}", remedy,
@@ -143,13 +143,11 @@ def _gpu_host_access(root: Path = Path("/sys/module/nvidia_uvm")) -> Layer:
 def summary(backend: str = "auto") -> list[Layer]:
     """Every layer for `backend` ("auto": the one the judge would pick here)."""
     if backend == "auto":
-        from kernels import backends
-
         try:
-            backend = backends.resolve("auto")
+            backend = targets.resolve("auto")
         except Exception:  # noqa: BLE001 — no backend at all: check what the emulator needs
             backend = "emu"
-    emu = backend == "emu"
+    emu = not targets.timed(backend)  # the CPU target runs learner code in its own sandbox
     layers = [_namespaces(required=emu), _seccomp(required=emu), *_job_limits(backend), _compiler_limits()]
     return layers if emu else [*layers, _gpu_host_access()]
 

@@ -1,4 +1,5 @@
-"""The judge entry point: `Judge(lessons_dir, backend="auto").run(source, exercise_id, …)`.
+"""The judge entry point: `Judge(lessons_dir, backend="auto").run(source, exercise_id, …,
+language="cuda")`.
 
 Every run happens in a fresh job process (`kernels.worker`); spares are
 kept warm (cupy imported, CUDA context created; kernels/job_pool.py) so
@@ -18,8 +19,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from kernels import backends, result as result_doc, settings
+from kernels import contract, languages, settings, targets
 from kernels.catalog import default_lessons_dir, find_exercise
+from kernels.contract import Event
 from kernels.job_pool import SparePool
 from kernels.nvrtc_child import WALL_CAP_FACTOR
 from kernels.pipeline import EMU_TIMINGS_NOTE
@@ -47,7 +49,7 @@ MAX_ATTEMPTS = 2
 TESTS_BUDGET_ENV = "KDOJO_TESTS_BUDGET_S"
 DEFAULT_TESTS_BUDGET_S = {"cuda": 10.0, "emu": 15.0}
 GPU_SPARES = 2  # warm job processes on a GPU: a back-to-back submission never waits for one
-# A deferred profile job: its compile, one checked run and ncu's own budget (kernels/profile_gpu.py).
+# A deferred profile job: its compile, one checked run and ncu's own budget (kernels/profile/gpu.py).
 PROFILE_JOB_S = 60.0
 
 
@@ -68,7 +70,8 @@ class UnknownExercise(KeyError):
 class _State:
     """What the supervisor has learnt about a job so far (to assemble a result if it dies)."""
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = "cuda") -> None:
+        self.language = language
         self.stage = "starting"
         self.compile: dict[str, Any] | None = None
         self.tests: list[dict[str, Any]] = []
@@ -87,28 +90,22 @@ class Judge:
                  keep_spare: bool = True, tests_budget_s: float | None = None,
                  max_attempts: int = MAX_ATTEMPTS, spares: int = GPU_SPARES,
                  defer_profile: bool = False) -> None:
-        """Raises backends.BackendUnavailable when `backend` cannot run here, ValueError
+        """Raises targets.TargetUnavailable when `backend` (a target) cannot run here, ValueError
         for a bad $KDOJO_TESTS_BUDGET_S / $KDOJO_EMU_BUDGET_S / $KDOJO_PROFILE_GPU /
         $KDOJO_JOB_MEMORY_MB / $KDOJO_JOB_PIDS."""
         self.lessons_dir = Path(lessons_dir) if lessons_dir is not None else default_lessons_dir()
-        self.backend = backends.resolve(backend)
+        self.backend = targets.resolve(backend)
         self.tests_budget_s = tests_budget_s or tests_budget_from_env(self.backend)
-        if self.backend == "emu":
-            from kernels.emu.backend import budget_s
-
-            budget_s()  # a bad $KDOJO_EMU_BUDGET_S is refused now, not in the first job
-            from kernels.profile_model import gpu_name
-
-            gpu_name()  # and a bad $KDOJO_PROFILE_GPU (#26)
+        targets.target_class(self.backend).check_settings()  # refused now, not in the first job
+        self.timed = targets.timed(self.backend)  # a GPU: the benchmark, a deferred profile, gated timings
         self.job_limits = JobLimits.from_env()
         self.max_attempts = max(1, max_attempts)
         self.current_job: JobProcess | None = None  # the job process judging now (tests kill it)
         self.peak_gbps: float | None = None
-        self.defer_profile = defer_profile and self.backend == "cuda"
+        self.defer_profile = defer_profile and self.timed
         self._lock = threading.Lock()
-        on_gpu = self.backend != "emu"
-        self._pool = SparePool(self._start, (spares if on_gpu else 1) if keep_spare else 0,
-                               warm_beside_jobs=on_gpu)
+        self._pool = SparePool(self._start, (spares if self.timed else 1) if keep_spare else 0,
+                               warm_beside_jobs=self.timed)
         self._profiling: JobProcess | None = None  # a deferred profile's job (cancel_profile)
         self._pool.fill(warm=True)  # nothing runs yet: warm fully now
 
@@ -144,37 +141,56 @@ class Judge:
 
     def run(self, source: str, exercise_id: str, bench: bool = True,
             on_event: Callable[[dict[str, Any]], None] | None = None,
-            max_bench_sizes: int | None = None) -> dict[str, Any]:
-        """Judge `source`; returns the v1 result document. Raises UnknownExercise.
-        A deferred profile running on this judge is stopped first: no profile goes
-        ahead of a verdict."""
+            max_bench_sizes: int | None = None, language: str = "cuda") -> dict[str, Any]:
+        """Judge `source`, written in `language` (kernels.languages.NAMES); returns the v1
+        result document. Raises UnknownExercise, and languages.UnknownLanguage (a ValueError)
+        for a name no language has. A language the exercise does not offer is the learner's
+        `rejected` (`language_not_offered`). A deferred profile running on this judge is
+        stopped first: no profile goes ahead of a verdict."""
         exercise = self.exercise(exercise_id)
         emit = on_event or (lambda event: None)
+        languages.get(language)  # an unknown name is the caller's error, said now
+        if language not in exercise.languages:
+            return self._not_offered(exercise, language, emit)
         self.cancel_profile()
         with self._lock:
             started = time.monotonic()
-            job_doc = {"source": source, "exercise": exercise.id, "bench": bench,
+            job_doc = {"source": source, "exercise": exercise.id, "language": language, "bench": bench,
                        "seed": secrets.randbits(62), "peak_gbps": self.peak_gbps,
                        "max_bench_sizes": max_bench_sizes, "profile": not self.defer_profile,
-                       "gate": self.backend == "cuda" and self._pool.size > 0}
+                       "gate": self.timed and self._pool.size > 0}
             doc = self._attempts(exercise, job_doc, emit)
             bench_doc = doc.get("benchmark") or {}
             if bench_doc.get("peak_gbps"):
                 self.peak_gbps = bench_doc["peak_gbps"]
             doc["timings"]["total_s"] = round(time.monotonic() - started, 4)
-        emit({"stage": "done", "verdict": doc["verdict"]})
+        emit({"stage": Event.DONE, "verdict": doc["verdict"]})
+        return doc
+
+    def _not_offered(self, exercise: Exercise, language: str,
+                     emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """The `rejected` result for a language the exercise does not offer (no job runs)."""
+        message = Message(f"this exercise is not offered in {languages.get(language).title}",
+                          "language_not_offered", language=languages.get(language).title, exercise=exercise.id)
+        doc = contract.build(exercise=exercise.id, backend=self.backend, verdict="rejected",
+                               message=message, language=language,
+                               timings_note=None if self.timed else EMU_TIMINGS_NOTE)
+        emit({"stage": Event.DONE, "verdict": doc["verdict"]})
         return doc
 
     def wants_profile(self, doc: dict[str, Any]) -> bool:
         """True when `doc`, a result of this judge, left its GPU profile for `profile()`."""
         if not self.defer_profile or doc.get("verdict") != "accepted" or "profile" in doc:
             return False
-        from kernels import profile_run
+        language = doc.get("language", "cuda")
+        if language not in languages.NAMES or not languages.get(language).profiled:
+            return False
+        from kernels.profile import run as profile_run
 
         return profile_run.enabled(self.exercise(doc["exercise"]), self.backend)
 
     def profile(self, source: str, exercise_id: str,
-                benchmark: dict[str, Any] | None = None) -> dict[str, Any] | None:
+                benchmark: dict[str, Any] | None = None, language: str = "cuda") -> dict[str, Any] | None:
         """The profile of an attempt already judged accepted, made now in its own job
         process (`benchmark`: its result's, for the roofline point). None when there
         is none, it failed, or `cancel_profile()` stopped it (a verdict came first)."""
@@ -183,7 +199,8 @@ class Judge:
             job = self._profiling = self._take()
             try:
                 return self._profile_job(job, {"mode": "profile", "source": source, "exercise": exercise.id,
-                                               "seed": secrets.randbits(62), "benchmark": benchmark})
+                                               "language": language, "seed": secrets.randbits(62),
+                                               "benchmark": benchmark})
             finally:
                 self._profiling = None
                 # stopped for a verdict: that verdict need not wait for this exit (an
@@ -211,12 +228,12 @@ class Judge:
             if not isinstance(event, dict):  # the deadline, or killed by cancel_profile()
                 return None
             stage = event.get("stage")
-            if stage == "compiling":
+            if stage == Event.COMPILING:
                 deadline = time.monotonic() + PROFILE_JOB_S
-            elif stage == "_result":
+            elif stage == Event.RESULT:
                 job.sent_result = True
                 return (event.get("result") or {}).get("profile")
-            elif stage == "_internal_error":
+            elif stage == Event.INTERNAL_ERROR:
                 log.error("deferred profile of %s failed: %s", job_doc["exercise"], event.get("error", ""))
                 return None
 
@@ -241,9 +258,9 @@ class Judge:
                 self._pool.fill(warm=True)  # the emulator's spare starts now
         message = Message(f"the judge lost its job process {len(lost)} times (last: {lost[-1]}); "
                           "not your fault: submit again, the operators have a log line", "internal")
-        return result_doc.build(exercise=exercise.id, backend=self.backend, verdict="internal_error",
-                                message=message, timings_note=EMU_TIMINGS_NOTE if self.backend == "emu"
-                                else None)
+        return contract.build(exercise=exercise.id, backend=self.backend, verdict="internal_error",
+                                message=message, timings_note=None if self.timed else EMU_TIMINGS_NOTE,
+                                language=job_doc.get("language", "cuda"))
 
     def _case_deadline(self, state: _State, exercise: Exercise) -> float:
         """The earlier of this case's run_s (+ slack) and the end of the tests' budget."""
@@ -258,7 +275,7 @@ class Judge:
 
     def _supervise(self, job: JobProcess, exercise: Exercise, job_doc: dict[str, Any],
                    emit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-        state = _State()
+        state = _State(job_doc.get("language", "cuda"))
         deadline = time.monotonic() + READY_TIMEOUT_S  # the job may still have to warm up
         pending: list[Any] = list(job.early_events)
         job.send(job_doc, close=not job_doc.get("gate"))
@@ -274,40 +291,40 @@ class Judge:
                     job.kill()
                 return self._abnormal(exercise, state, job, timed_out=event == "timeout")
             stage = event.get("stage")
-            if stage == "compiling":
-                grace = EMU_COMPILE_GRACE_S if self.backend == "emu" else 0.0
+            if stage == Event.COMPILING:
+                grace = 0.0 if self.timed else EMU_COMPILE_GRACE_S
                 state.compile_started = time.monotonic()
                 # NVRTC's helper may wait up to WALL_CAP_FACTOR × compile_s when starved of CPU
                 nvrtc_s = WALL_CAP_FACTOR * exercise.limits.compile_s
                 deadline = state.compile_started + nvrtc_s + SLACK_S + grace
                 state.stage = "compiling"
-            elif stage == "_compiled":
+            elif stage == Event.COMPILED:
                 state.compile = event["compile"]
-            elif stage == "_test_start":
+            elif stage == Event.CASE_START:
                 state.stage, state.current = "testing", (event["index"], event["name"])
                 deadline = self._case_deadline(state, exercise)
                 # public too: the page shows "testing i/n" as the case starts (#13)
-                deadline += _emit_untimed(emit, {"stage": "test_start", "index": event["index"],
+                deadline += _emit_untimed(emit, {"stage": Event.TEST_START, "index": event["index"],
                                                  "total": event["total"]}, state)
-            elif stage == "testing":
+            elif stage == Event.TESTING:
                 state.tests.append(event["test"])
                 state.current = None
-            elif stage == "_bench_start":
+            elif stage == Event.BENCH_START:
                 state.stage = "benchmarking"
                 if job_doc.get("gate"):  # no spare's GPU phase beside the timed calls
                     self._pool.settle()
                     job.release()
                 # + peak-bandwidth measurement (first job only) and input generation
                 deadline = time.monotonic() + exercise.limits.bench_s + 2 * SLACK_S + 5
-            elif stage == "tested":
+            elif stage == Event.TESTED:
                 state.tested = event
-            elif stage == "_profile_start":  # #16: one more checked run and one NVRTC compile
+            elif stage == Event.PROFILE_START:  # #16: one more checked run and one NVRTC compile
                 state.stage = "profiling"
                 deadline = time.monotonic() + exercise.limits.run_s + exercise.limits.compile_s + 2 * SLACK_S
-            elif stage == "_result":
+            elif stage == Event.RESULT:
                 job.sent_result = True
                 return event["result"]
-            elif stage == "_internal_error":
+            elif stage == Event.INTERNAL_ERROR:
                 state.error = event.get("error", "")
                 job.wait(5)
                 return self._abnormal(exercise, state, job, timed_out=False)
@@ -350,12 +367,12 @@ class Judge:
             log.error("job process ended unexpectedly in %s (exit %s, %d OOM kill(s)): %s", state.stage,
                       code, job.oom_kills, printable(job.stderr_tail))
             verdict, message = "internal_error", Message(INTERNAL_MESSAGE, "internal")
-        compile_doc = state.compile or result_doc.empty_compile()
-        return result_doc.build(
+        compile_doc = state.compile or contract.empty_compile()
+        return contract.build(
             exercise=exercise.id, backend=self.backend, verdict=verdict, message=message,
             compile_=compile_doc, tests=tests,
             timings={"compile_s": compile_doc.get("seconds", 0.0)},
-            timings_note=EMU_TIMINGS_NOTE if self.backend == "emu" else None)
+            timings_note=None if self.timed else EMU_TIMINGS_NOTE, language=state.language)
 
     def _compile_abnormal(self, exercise: Exercise, state: _State, job: JobProcess, timed_out: bool,
                           code: int | None) -> tuple[str, Message]:

@@ -1,7 +1,7 @@
 """The judge's message vocabulary: every message a learner may read carries a code
 and its parameters (`MESSAGE_CODES`), so the web says it in the reader's language
 (app/i18n*.py); the English text stays for the CLI and the API. A leaf module: the
-result document (kernels/result.py), the backends and the checks all use it.
+result document (kernels/contract.py), the backends and the checks all use it.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "rejected": ("line", "detail"),
     "needs_gpu": ("line", "feature"),  # valid CUDA the emulator does not run (CUB …): verdict rejected
     "compile_timeout": ("seconds",),
+    # the language seam (#29): a language this judge has no toolchain for; one the exercise does not offer
+    "language_unavailable": ("language",),
+    "language_not_offered": ("language", "exercise"),
     "bench_timeout": ("seconds",),
     "bench_wrong": ("case", "detail"),
     # a time below the device's physical floor (#26): no time recorded, flagged for review
@@ -53,7 +56,7 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "cpu_limit": (),
     "emu_budget": ("seconds",),
     "memory_limit": ("megabytes",),
-    # profile findings (#16): kernels/profile_findings.py, each with the lesson that teaches the fix
+    # profile findings (#16): kernels/profile/findings.py, each with the lesson that teaches the fix
     "profile_uncoalesced": ("kernel", "access", "sectors", "ideal"),
     "profile_bank_conflicts": ("kernel", "wavefronts", "ideal", "ways"),
     "profile_atomic_contention": ("kernel", "per_address", "max"),

@@ -1,4 +1,7 @@
-"""compile → tests → benchmark, in one process, for any backend.
+"""compile → tests → benchmark, in one process, for any language on any target.
+
+The language (kernels/languages/) compiles the submission once; the target
+(kernels/targets/) builds that compile result and runs the cases.
 
 This is the judge proper; `kernels.worker` runs it inside a fresh sandboxed
 process and `kernels.judge` supervises that process. Events go to `emit`:
@@ -13,76 +16,69 @@ import logging
 import time
 from typing import Any, Callable
 
-from kernels import result as result_doc
-from kernels.messages import Message
-from kernels.backend import Backend, BuildError, RuntimeFault, unique_diagnostics
+from kernels import contract, languages
 from kernels.cases import run_tests
-from kernels.compile import CompileResult, compile_submission
+from kernels.compile import CompileResult
+from kernels.contract import Event
+from kernels.languages import LanguageUnavailable
+from kernels.messages import Message
 from kernels.spec import Exercise
+from kernels.targets.base import BuildError, Diagnostic, Program, RuntimeFault, Target, unique_diagnostics
 
 Emit = Callable[[dict[str, Any]], None]
 EMU_TIMINGS_NOTE = ("timings are not representative: the emulator runs on the CPU "
                     "and only checks correctness")
 
 
-def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bool, seed: int,
+def run_pipeline(exercise: Exercise, source: str, target: Target, *, bench: bool, seed: int,
                  emit: Emit, bench_options: dict[str, Any] | None = None,
-                 profile: bool = True) -> dict[str, Any]:
-    """Judge `source` and return the v1 result document. `profile=False`: no GPU
-    (ncu) profile here — the caller asks for it later (`run_profile`, #26); the
-    emulator's profile, counted beside the tests, is always made."""
-    profile = profile or backend.name != "cuda"
+                 profile: bool = True, language: str = "cuda") -> dict[str, Any]:
+    """Judge `source`, written in `language`, and return the v1 result document.
+    `profile=False`: no GPU (ncu) profile here — the caller asks for it later
+    (`run_profile`, #26); the emulator's profile, counted beside the tests, is always made."""
+    profile = profile or not target.timed
     started = time.perf_counter()
-    if hasattr(backend, "start_submission"):  # the emulator's wall budget starts now (#11)
-        backend.start_submission(time.monotonic())
+    target.start_submission(time.monotonic())  # the emulator's wall budget starts now (#11)
     timings: dict[str, float] = {}
-    emit({"stage": "compiling"})
-    compiled = compile_submission(source, exercise, backend.arch)
-    program, needs_gpu = None, ""
-    if compiled.ok:
-        try:
-            program = backend.build(exercise, source, compiled.constants)
-        except BuildError as exc:
-            compiled = CompileResult(exc.status, compiled.seconds, exc.log, exc.diagnostics)
-            needs_gpu = exc.needs_gpu
+    emit({"stage": Event.COMPILING})
+    compiled, program, refusal = _compile_and_build(exercise, source, target, language)
     timings["compile_s"] = time.perf_counter() - started
-    if program is not None and profile and hasattr(backend, "prepare_profile"):
-        from kernels import profile_run
+    profile = profile and program is not None and languages.get(language).profiled
+    if profile:
+        from kernels.profile import run as profile_run
 
-        if profile_run.enabled(exercise, backend.name):  # the emulator's profiler program, beside the tests (#16)
-            backend.prepare_profile(program)
-    emit({"stage": "_compiled", "compile": compiled.to_dict()})
-    finish = _finisher(exercise, backend, compiled, started, timings)
+        if profile_run.enabled(exercise, target.name):  # the emulator's profiler program, beside the tests (#16)
+            target.prepare_profile(program)
+    emit({"stage": Event.COMPILED, "compile": compiled.to_dict()})
+    finish = _finisher(exercise, target, compiled, started, timings, language)
     if program is None:
-        return finish(compiled.status, _needs_gpu_message(compiled, needs_gpu) if needs_gpu
-                      else _compile_message(compiled), [], [], None)
+        return finish(compiled.status, refusal or _compile_message(compiled), [], [], None)
     test_started = time.perf_counter()
-    outcome = run_tests(exercise, backend, program, compiled.constants, seed, emit)
+    outcome = run_tests(exercise, target, program, compiled, seed, emit)
     timings["test_s"] = time.perf_counter() - test_started
     tests = [t.to_dict() for t in outcome.tests]
     diags = unique_diagnostics(outcome.diagnostics)[:50]
-    will_bench = outcome.verdict == "accepted" and bench and exercise.benchmark is not None \
-        and backend.supports_timing
+    will_bench = outcome.verdict == "accepted" and bench and exercise.benchmark is not None and target.timed
     # the verdict as soon as the tests end; the benchmark streams in after it (#13)
-    emit({"stage": "tested", "verdict": outcome.verdict, "message": str(outcome.message),
-          **result_doc.code_fields(outcome.message), "benchmark_follows": bool(will_bench)})
+    emit({"stage": Event.TESTED, "verdict": outcome.verdict, "message": str(outcome.message),
+          **contract.code_fields(outcome.message), "benchmark_follows": bool(will_bench)})
     if not will_bench:
-        found = _profile(exercise, source, backend, program, compiled, seed, emit) \
+        found = _profile(exercise, source, target, program, compiled, seed, emit) \
             if outcome.verdict == "accepted" and profile else None
         return finish(outcome.verdict, outcome.message, tests, diags, None, found)
     bench_started = time.perf_counter()
-    emit({"stage": "_bench_start"})
-    from kernels.bench_run import run_benchmark  # imports cupy: only on timing backends
+    emit({"stage": Event.BENCH_START})
+    from kernels.bench_run import run_benchmark  # imports cupy: only on timed targets
 
-    pending = _start_profile(exercise, source, backend, compiled, seed) if profile else None
+    pending = _start_profile(exercise, source, target, compiled, seed) if profile else None
     try:
         try:
-            benchmark, problem = run_benchmark(exercise, backend, program, compiled.constants, seed, emit,
+            benchmark, problem = run_benchmark(exercise, target, program, compiled, seed, emit,
                                                **(bench_options or {}))
         except Exception as exc:  # noqa: BLE001 — the learner's CUDA error, else re-raised (ours)
             # A kernel that traps (or reads an illegal address) only in the timed calls (#27):
             # its verdict, as in a test case, never internal_error.
-            fault = backend.learner_fault(exc) if hasattr(backend, "learner_fault") else None
+            fault = target.learner_fault(exc)
             if fault is None:
                 raise
             return finish(fault.kind, _bench_fault_message(fault), tests, diags, None)
@@ -90,7 +86,7 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
         if problem:
             return finish("wrong_answer", Message(problem, "bench_wrong", case="", detail=problem),
                           tests, diags, None)
-        found = _profile(exercise, source, backend, program, compiled, seed, emit, benchmark, pending) \
+        found = _profile(exercise, source, target, program, compiled, seed, emit, benchmark, pending) \
             if profile else None
     finally:
         if pending is not None:
@@ -98,60 +94,91 @@ def run_pipeline(exercise: Exercise, source: str, backend: Backend, *, bench: bo
     return finish("accepted", outcome.message, tests, diags, benchmark, found)
 
 
-def run_profile(exercise: Exercise, source: str, backend: Backend, seed: int, emit: Emit,
-                benchmark: dict[str, Any] | None = None) -> dict[str, Any] | None:
+def _compile_and_build(exercise: Exercise, source: str, target: Target,
+                       language: str) -> tuple[CompileResult, Program | None, Message | None]:
+    """The language's compile, once, then the target's build of that result. Returns the
+    compile result, the program (None when there is none) and, for a refusal that is no
+    compile error (a language the exercise or this judge does not offer, a feature the
+    target does not run), its message."""
+    started = time.perf_counter()
+    lang = languages.get(language)
+    if language not in exercise.languages:
+        return _refused(started, Message(f"this exercise is not offered in {lang.title}", "language_not_offered",
+                                         language=lang.title, exercise=exercise.id))
+    try:
+        compiled = lang.compile(source, exercise, target.name, target.arch)
+        if not compiled.ok:
+            return compiled, None, None
+        return compiled, target.build(exercise, source, compiled), None
+    except LanguageUnavailable as exc:
+        logging.getLogger(__name__).warning("language %s unavailable: %s", language, exc)
+        message = Message(f"this judge cannot judge {lang.title} here: its toolchain is not installed",
+                          "language_unavailable", language=lang.title)
+        return _refused(started, message)
+    except BuildError as exc:
+        failed = CompileResult(exc.status, time.perf_counter() - started, exc.log, exc.diagnostics,
+                               language=language)
+        return failed, None, _needs_gpu_message(failed, exc.needs_gpu) if exc.needs_gpu else None
+
+
+def _refused(started: float, message: Message) -> tuple[CompileResult, None, Message]:
+    compiled = CompileResult("rejected", time.perf_counter() - started, str(message),
+                             [Diagnostic(0, 0, "error", str(message))])
+    return compiled, None, message
+
+
+def run_profile(exercise: Exercise, source: str, target: Target, seed: int, emit: Emit,
+                benchmark: dict[str, Any] | None = None, language: str = "cuda") -> dict[str, Any] | None:
     """The profile of an attempt already judged accepted, on its own (#26: on a GPU the
     ncu profile runs after the result was delivered, as lower-priority work)."""
-    compiled = compile_submission(source, exercise, backend.arch)
-    try:
-        program = backend.build(exercise, source, compiled.constants) if compiled.ok else None
-    except BuildError:
-        program = None  # judged accepted before: nothing to profile now is no one's error
-    if program is None:
+    if language not in exercise.languages or not languages.get(language).profiled:
         return None
-    return _profile(exercise, source, backend, program, compiled, seed, emit, benchmark)
+    compiled, program, _ = _compile_and_build(exercise, source, target, language)
+    if program is None:
+        return None  # judged accepted before: nothing to profile now is no one's error
+    return _profile(exercise, source, target, program, compiled, seed, emit, benchmark)
 
 
-def _finisher(exercise: Exercise, backend: Backend, compiled: CompileResult, started: float,
-              timings: dict[str, float]) -> Callable[..., dict[str, Any]]:
+def _finisher(exercise: Exercise, target: Target, compiled: CompileResult, started: float,
+              timings: dict[str, float], language: str) -> Callable[..., dict[str, Any]]:
     def finish(verdict: str, message: str, tests: list, diags: list, benchmark: Any,
                profile: dict[str, Any] | None = None) -> dict[str, Any]:
         timings["total_s"] = time.perf_counter() - started
-        return result_doc.build(
-            exercise=exercise.id, backend=backend.name, device=backend.device_info(),
+        return contract.build(
+            exercise=exercise.id, backend=target.name, device=target.device_info(),
             verdict=verdict, message=message, compile_=compiled.to_dict(), tests=tests,
             diagnostics=[d.to_dict() for d in diags], benchmark=benchmark, timings=timings,
-            timings_note=None if backend.supports_timing else EMU_TIMINGS_NOTE, profile=profile)
+            timings_note=None if target.timed else EMU_TIMINGS_NOTE, profile=profile, language=language)
     return finish
 
 
-def _start_profile(exercise: Exercise, source: str, backend: Backend, compiled: CompileResult,
+def _start_profile(exercise: Exercise, source: str, target: Target, compiled: CompileResult,
                    seed: int) -> Any:
     """On a GPU with ncu, the profiler's child started ahead of the benchmark (it waits there,
     off the GPU, until released), or None."""
-    from kernels import profile_run
+    from kernels.profile import run as profile_run
 
-    if backend.name != "cuda" or not profile_run.enabled(exercise, backend.name):
+    if not target.timed or not profile_run.enabled(exercise, target.name):
         return None
     try:
-        return profile_run.start_gpu_profile(exercise, source, backend, compiled.constants, seed)
+        return profile_run.start_gpu_profile(exercise, source, target, compiled.constants, seed)
     except Exception:  # noqa: BLE001 — no early start: the profile step starts its own child
         logging.getLogger(__name__).exception("early profile start for %s failed", exercise.id)
         return None
 
 
-def _profile(exercise: Exercise, source: str, backend: Backend, program: Any, compiled: CompileResult,
+def _profile(exercise: Exercise, source: str, target: Target, program: Any, compiled: CompileResult,
              seed: int, emit: Emit, benchmark: dict[str, Any] | None = None,
              pending: Any = None) -> dict[str, Any] | None:
     """The profiler's view of an accepted attempt (#16); it never changes the verdict."""
-    from kernels import profile_run
+    from kernels.profile import run as profile_run
 
-    if not profile_run.enabled(exercise, backend.name):
+    if not profile_run.enabled(exercise, target.name):
         return None
-    emit({"stage": "_profile_start"})
-    emit({"stage": "profiling"})
+    emit({"stage": Event.PROFILE_START})
+    emit({"stage": Event.PROFILING})
     try:
-        return profile_run.profile_attempt(exercise, source, backend, program, compiled.constants, seed,
+        return profile_run.profile_attempt(exercise, source, target, program, compiled.constants, seed,
                                            benchmark,  # the GPU's roofline point: the benchmark's time
                                            pending)
     except Exception:  # noqa: BLE001 — our bug must not cost a learner the verdict they earned

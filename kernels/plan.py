@@ -8,7 +8,7 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from kernels.backend import Launch, LaunchArg
+from kernels.targets.base import Launch, LaunchArg
 from kernels.expr import Expr
 from kernels.spec import SCALAR_CTYPES, Case, Exercise, LaunchSpec
 

@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kernels import cgroup, settings
+from kernels import cgroup, settings, targets
 from kernels.catalog import REPO_ROOT
+from kernels.contract import Event
 
 log = logging.getLogger("kernels.judge")
 
@@ -85,7 +86,7 @@ def _limit(backend: str, limits: JobLimits) -> tuple[Any, Any, str]:
         group = cgroup.JobCgroup.create("job", limits.memory_mb << 20, limits.pids)
     except cgroup.CgroupUnavailable:
         # RLIMIT_AS would break CUDA (it reserves terabytes of address space)
-        memory = limits.memory_mb << 20 if backend == "emu" else None
+        memory = None if targets.timed(backend) else limits.memory_mb << 20
         return cgroup.rlimit_hook(memory, limits.pids), None, "rlimit"
 
     def enter() -> None:
@@ -196,7 +197,7 @@ class JobProcess:
             event = self.read_event(deadline)
             if not isinstance(event, dict):
                 return False
-            if event.get("stage") == "_ready":
+            if event.get("stage") == Event.READY:
                 self.ready = True
             else:
                 self.early_events.append(event)

@@ -7,8 +7,8 @@ Warming has two phases. First what needs no GPU (imports, cupy, NVRTC);
 then the worker reads stdin. A line `{"warm": true}` asks for the GPU phase
 (context, cupy's kernels, the L2 flush buffer, a first module load), after
 which it announces `{"stage": "_ready"}` and reads the job line:
-`{"source": …, "exercise": …, "bench": bool, "seed": int, "peak_gbps": float|null,
-"profile": bool, "gate": bool}` (`"mode": "profile"` instead: compile and profile
+`{"source": …, "exercise": …, "language": "cuda"|"triton", "bench": bool, "seed": int,
+"peak_gbps": float|null, "profile": bool, "gate": bool}` (no "language": cuda) (`"mode": "profile"` instead: compile and profile
 only, the result is `{"profile": …}`). With `gate`, the job waits after its
 `_bench_start` event for a line `{"go": true}`: the supervisor sends it once no
 spare is in its GPU phase, so no warming spare disturbs the timed calls.
@@ -27,6 +27,10 @@ import sys
 import traceback
 from typing import Any
 
+from kernels.contract import Event
+
+CONCRETE_TARGETS = ("cuda", "emu")  # kernels.targets.CONCRETE, without importing it before the capture starts
+
 
 def _emitter(fd: int):
     stream = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
@@ -39,7 +43,7 @@ def _emitter(fd: int):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kernels.worker")
-    parser.add_argument("--backend", required=True, choices=("cuda", "emu"))
+    parser.add_argument("--backend", required=True, choices=CONCRETE_TARGETS)
     parser.add_argument("--lessons", default=None)
     args = parser.parse_args(argv)
 
@@ -48,35 +52,34 @@ def main(argv: list[str] | None = None) -> int:
     capture = OutputCapture()
     emit = _emitter(capture.start())
     try:
-        from kernels import backends
+        from kernels import targets
 
-        backend = backends.create(args.backend, capture)
-        _preload(backend)
+        target = targets.create(args.backend, capture)
+        _preload(target)
         line = sys.stdin.readline()
         if not line.strip():
             return 0  # the supervisor closed us without a job (shutdown)
         job = json.loads(line)
-        if hasattr(backend, "warm"):
-            backend.warm()  # the GPU phase
-        emit({"stage": "_ready", "pid": os.getpid()})
+        target.warm()  # the GPU phase
+        emit({"stage": Event.READY, "pid": os.getpid()})
         if job.get("warm"):
             line = sys.stdin.readline()
             if not line.strip():
                 return 0
             job = json.loads(line)
     except Exception:  # noqa: BLE001 — reported to the supervisor, which logs it
-        emit({"stage": "_internal_error", "error": traceback.format_exc()})
+        emit({"stage": Event.INTERNAL_ERROR, "error": traceback.format_exc()})
         return 1
     try:
-        result = _run_job(job, backend, args.lessons, emit)
-        emit({"stage": "_result", "result": result})
+        result = _run_job(job, target, args.lessons, emit)
+        emit({"stage": Event.RESULT, "result": result})
     except Exception:  # noqa: BLE001
-        emit({"stage": "_internal_error", "error": traceback.format_exc()})
+        emit({"stage": Event.INTERNAL_ERROR, "error": traceback.format_exc()})
         return 1
     return 0
 
 
-def _preload(backend: Any) -> None:
+def _preload(target: Any) -> None:
     """The phase that needs no GPU: imports, and the bounded NVRTC helper (which pays
     NVRTC's slow first compile in its own process, while this one imports)."""
     from kernels import nvrtc_child
@@ -84,31 +87,31 @@ def _preload(backend: Any) -> None:
     nvrtc_child.start()  # before cupy: a small process to fork, no CUDA state
     import kernels.pipeline  # noqa: F401  (imports paid before the job, not during it)
 
-    if hasattr(backend, "preload"):
-        backend.preload()
+    target.preload()
 
 
-def _run_job(job: dict[str, Any], backend: Any, lessons: str | None, emit) -> dict[str, Any]:
+def _run_job(job: dict[str, Any], target: Any, lessons: str | None, emit) -> dict[str, Any]:
     from kernels.catalog import find_exercise
     from kernels.pipeline import run_pipeline, run_profile
 
     exercise = find_exercise(job["exercise"], lessons)
+    language = str(job.get("language") or "cuda")
     if job.get("mode") == "profile":
-        return {"profile": run_profile(exercise, job["source"], backend, int(job["seed"]), emit,
-                                       job.get("benchmark"))}
+        return {"profile": run_profile(exercise, job["source"], target, int(job["seed"]), emit,
+                                       job.get("benchmark"), language=language)}
     options = {"peak": job.get("peak_gbps")}
     if job.get("max_bench_sizes"):
         options["max_sizes"] = int(job["max_bench_sizes"])
-    return run_pipeline(exercise, job["source"], backend, bench=bool(job.get("bench", True)),
+    return run_pipeline(exercise, job["source"], target, bench=bool(job.get("bench", True)),
                         seed=int(job["seed"]), emit=_gated(emit) if job.get("gate") else emit,
-                        bench_options=options, profile=bool(job.get("profile", True)))
+                        bench_options=options, profile=bool(job.get("profile", True)), language=language)
 
 
 def _gated(emit):
     """`emit` that, after `_bench_start`, waits for the supervisor's go line (or EOF)."""
     def gated(event: dict[str, Any]) -> None:
         emit(event)
-        if event.get("stage") == "_bench_start":
+        if event.get("stage") == Event.BENCH_START:
             sys.stdin.readline()
     return gated
 

@@ -140,3 +140,21 @@ def test_the_checker_finds_a_cycle_hidden_in_a_function():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+# The profiler's layers (kernels/profile/__init__.py): each imports only those before it.
+PROFILE_LAYERS = ("kernels.profile.model", "kernels.profile.doc", "kernels.profile.findings",
+                  "kernels.profile.emu", "kernels.profile.gpu", "kernels.profile.run")
+
+
+def test_the_profiler_is_layered():
+    graph = import_graph()
+    assert set(PROFILE_LAYERS) | {"kernels.profile"} == {m for m in graph if _under(m, ("kernels.profile",))}
+    bad = sorted((a, b) for i, a in enumerate(PROFILE_LAYERS) for b in graph[a]
+                 if _under(b, ("kernels.profile",)) and (b not in PROFILE_LAYERS[:i]))
+    assert bad == []
+    # the judge and the web reach it through its entry (and the document's validator, its shape)
+    outside = sorted((a, b) for a, targets in graph.items() if not _under(a, ("kernels.profile", "tests"))
+                     for b in targets if _under(b, ("kernels.profile",))
+                     and b not in ("kernels.profile.run", "kernels.profile.doc", "kernels.profile.model"))
+    assert outside == []

@@ -22,6 +22,7 @@ from app.routing import SessionRoute
 from app.services import submissions as service
 from app.settings import Settings
 from app.streams import StreamHub
+from kernels.contract import Event
 
 router = APIRouter(route_class=SessionRoute, prefix="/api/submissions", tags=["submissions"])
 log = logging.getLogger("kdojo.api")
@@ -193,14 +194,14 @@ async def _stream(request: Request, hub: StreamHub, submission_id: int, last_id:
             if kind == "position":
                 if position is not None and item != position:
                     position, last_sent = item, time.monotonic()
-                    yield f"event: queued\ndata: {json.dumps({'position': item})}\n\n"
+                    yield f"event: {Event.QUEUED}\ndata: {json.dumps({'position': item})}\n\n"
                 continue
             seq, event, data = item
             yield f"id: {seq}\nevent: {event}\ndata: {json.dumps(data)}\n\n"
             last_sent = time.monotonic()
-            if event == "done":
+            if event == Event.DONE:
                 return
-            if event == "queued":
+            if event == Event.QUEUED:
                 position = data.get("position")
     finally:
         hub.unsubscribe(sub)

@@ -24,6 +24,7 @@ from app.db import ping
 from app.deps import CurrentUser
 from app.routing import SessionRoute
 from app.services.submissions import queue_counts
+from kernels import targets
 
 router = APIRouter(route_class=SessionRoute, prefix="/api", tags=["system"])
 router_root = APIRouter(route_class=SessionRoute, tags=["system"])  # /healthz, /readyz
@@ -35,11 +36,11 @@ _sandbox_lock = threading.Lock()
 
 def resolve_backend(name: str) -> tuple[str | None, str]:
     """(concrete backend, problem) without starting a judge: cheap, no CUDA context."""
-    from kernels.backends import BackendUnavailable, resolve
+    from kernels.targets import TargetUnavailable, resolve
 
     try:
         return resolve(name), ""
-    except BackendUnavailable as exc:
+    except TargetUnavailable as exc:
         return None, str(exc)
 
 
@@ -58,7 +59,7 @@ def sandbox_summary(state, backend: str | None) -> list[dict]:
 
 
 def _profiler(backend: str | None) -> dict:
-    from kernels.profile_run import status as profiler_status
+    from kernels.profile.run import status as profiler_status
 
     return profiler_status(backend)
 
@@ -68,7 +69,7 @@ async def status(request: Request, user: CurrentUser) -> dict:
     """Answers from the event loop; what it reads from the database is shared by all
     callers for STATUS_TTL_S (issue #25: it must answer while a class submits)."""
     backend, problem = request.app.state.judge_backend
-    body = {"backend": backend, "backend_problem": problem, "timings_available": backend == "cuda",
+    body = {"backend": backend, "backend_problem": problem, "timings_available": targets.timed(backend),
             **await _shared_status(request.app.state)}
     if user is not None and user.role == "admin":
         body["sandbox"] = await run_in_threadpool(sandbox_summary, request.app.state, backend)

@@ -32,7 +32,7 @@ def _lessons_dir() -> Path:
 
 
 def validate(args: argparse.Namespace) -> int:
-    from kernels.backends import BackendUnavailable
+    from kernels.targets import TargetUnavailable
 
     from app.validate import validate as run_validate
     from app.validate.run import NoLessons
@@ -44,7 +44,7 @@ def validate(args: argparse.Namespace) -> int:
         report = run_validate(path.resolve() if path.is_absolute() else path, args.backend, not args.no_judge)
     except NoLessons as exc:
         raise UsageError(f"kdojo lessons validate: {exc}") from None
-    except BackendUnavailable as exc:
+    except TargetUnavailable as exc:
         print(f"kdojo lessons validate: backend {args.backend!r} cannot run here: {exc}", file=sys.stderr)
         return 2
     if args.json:
@@ -81,7 +81,7 @@ def stamp(args: argparse.Namespace) -> int:
 
 
 def coverage(args: argparse.Namespace) -> int:
-    from kernels.backends import BackendUnavailable
+    from kernels.targets import TargetUnavailable
     from kernels.catalog import load_exercises
     from kernels.coverage import cover
 
@@ -99,7 +99,7 @@ def coverage(args: argparse.Namespace) -> int:
     for exercise in sorted(chosen, key=lambda e: e.id):
         try:
             report = cover(exercise)
-        except BackendUnavailable as exc:
+        except TargetUnavailable as exc:
             print(f"kdojo lessons coverage: the emulator cannot run here: {exc}", file=sys.stderr)
             return 2
         print(report.render(), flush=True)

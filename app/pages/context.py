@@ -14,6 +14,7 @@ from app.content import Catalog
 from app.i18n import js_strings, remember_lang, request_lang
 from app.services.progress import LearnerState, learner_state, learner_summary
 from app.templating import PageData, html_json, templates
+from kernels.contract import page_events
 
 
 def levels_table() -> list[dict[str, Any]]:
@@ -49,6 +50,7 @@ def shared_page_data(lang: str, catalog: Catalog) -> dict[str, tuple[Any, str]]:
         "levels": levels_table(),
         "lessons": lessons_table(catalog),
         "achievementTitles": {a.id: a.title_ko if lang == "ko" else a.title_en for a in ACHIEVEMENTS},
+        "events": page_events(),  # the submission stream's event names (kernels.contract.Event)
     }
     known = {name: (value, html_json(value)) for name, value in values.items()}
     if len(_shared) >= _SHARED_MAX:  # old catalogs (lessons reloaded in development)

@@ -30,7 +30,7 @@ def profiling_here(backend: str | None) -> str:
     """Whether a passing attempt gets a profile on this server (#16): "on", "off"
     (the staff's KDOJO_PROFILE=0) or "unavailable" (no judge, or a GPU worker
     without Nsight Compute). The page says why a passing attempt shows none."""
-    from kernels.profile_run import status, switched_on
+    from kernels.profile.run import status, switched_on
 
     if not switched_on():
         return "off"

@@ -38,6 +38,8 @@ from app.queue.event_writer import EventWriter
 from app.services import judging
 from app.services.events import add_event, judge_event_to_stage
 from app.settings import Settings
+from kernels import languages
+from kernels.contract import Event
 
 log = logging.getLogger("kdojo.worker")
 TASK_NAME = "judge_submission"
@@ -144,13 +146,15 @@ class JudgeRuntime:
             submission = session.get(Submission, submission_id)
             assert submission is not None
             source, exercise_id, mode = submission.source, submission.exercise_id, submission.mode
+            # the kernel language (#29): a column of its own once the site offers a choice
+            language = getattr(submission, "language", None) or "cuda"
             created_at = submission.created_at
         beat = _Heartbeat(self.factory, submission_id, attempt, self.settings.heartbeat_s)
         beat.start()
         started = time.monotonic()
         self.events.begin(submission_id)
         try:
-            result, wants_profile = self._run_judge(submission_id, source, exercise_id, mode)
+            result, wants_profile = self._run_judge(submission_id, source, exercise_id, mode, language)
         finally:
             beat.stop()
             self.events.end(submission_id)  # its progress is stored (or dropped) before `done`
@@ -194,10 +198,11 @@ class JudgeRuntime:
                 return "gone"
             source, exercise_id = row.source, row.exercise_id
             benchmark = row.result.get("benchmark")
-            add_event(session, submission_id, "profiling", {})
+            language = row.result.get("language") or "cuda"
+            add_event(session, submission_id, Event.PROFILING, {})
         judge = self._borrow()
         try:
-            found = judge.profile(source, exercise_id, benchmark)
+            found = judge.profile(source, exercise_id, benchmark, language=language)
         finally:
             self._idle.put(judge)
         if found is None:
@@ -214,24 +219,28 @@ class JudgeRuntime:
             judging.profile_missed(session, submission_id, attempt)
 
     def _run_judge(self, submission_id: int, source: str, exercise_id: str,
-                   mode: str) -> tuple[dict[str, Any], bool]:
+                   mode: str, language: str = "cuda") -> tuple[dict[str, Any], bool]:
         def on_event(event: dict[str, Any]) -> None:
             mapped = judge_event_to_stage(event)
             if mapped is not None:
                 self.events.put(submission_id, mapped[0], mapped[1])
 
+        judge = None
         try:
             # a profile in flight stops; its judge comes back to the idle ones at once
             judge = self._borrow(wait_s=5.0 if self._preempt_profiles() else 0.0)
             try:
-                result = judge.run(source, exercise_id, bench=(mode == "submit"), on_event=on_event)
+                result = judge.run(source, exercise_id, bench=(mode == "submit"), on_event=on_event,
+                                   language=language)
                 return result, judge.wants_profile(result)
             finally:
                 self._idle.put(judge)
         except Exception as exc:  # noqa: BLE001 - any judge failure is ours, reported as such
             log.exception("judging submission %s failed", submission_id)
             return judging.internal_error_result(
-                exercise_id, f"The judge failed ({type(exc).__name__}); this is our fault, not yours."
+                exercise_id, f"The judge failed ({type(exc).__name__}); this is our fault, not yours.",
+                backend=judge.backend if judge is not None else None,
+                language=language if language in languages.NAMES else "cuda",
             ), False
 
 

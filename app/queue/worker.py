@@ -17,6 +17,7 @@ from app.db import transaction
 from app.logs import FaultLog
 from app.queue.tasks import JudgeRuntime
 from app.services import housekeeping, judging
+from kernels import targets
 
 log = logging.getLogger("kdojo.worker")
 QUEUE_RETRY_CAP_S = 5.0  # an unreadable queue is tried again at most this far apart
@@ -161,7 +162,7 @@ def pool_size(threads: int, backend: str | None, max_pending: int, cpus: int | N
     timings are not disturbed by a neighbour (one worker per GPU scales out)."""
     if threads > 0:
         return threads
-    if backend == "cuda":
+    if targets.timed(backend):
         return 1
     cores = cpus if cpus is not None else (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                                            else os.cpu_count() or 1)
@@ -180,12 +181,12 @@ class Worker:
         self.enqueue = enqueue
         huey.kdojo_runtime = runtime  # type: ignore[attr-defined]
         if threads <= 0:
-            from kernels.backends import BackendUnavailable, resolve
+            from kernels.targets import TargetUnavailable, resolve
 
             settings = runtime.settings
             try:
                 backend: str | None = resolve(settings.judge_backend)
-            except BackendUnavailable:
+            except TargetUnavailable:
                 backend = None  # each job reports it; one thread or many makes no difference
             threads = pool_size(0, backend, settings.max_pending_submissions)
         self.threads = threads

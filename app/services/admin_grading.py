@@ -28,6 +28,7 @@ from app.services import admin_audit, fairqueue
 from app.services.admin_audit import Actor
 from app.services.errors import Conflict, Invalid, NotFound
 from app.services.events import add_event
+from kernels.contract import Event
 
 VERDICTS = ("accepted", "wrong_answer", "compile_error", "runtime_error", "time_limit_exceeded",
             "memory_limit_exceeded", "rejected", "internal_error")
@@ -125,7 +126,7 @@ def regrade(session: Session, actor: Actor, submission_id: int, reason: str = ""
                 heartbeat_at=utcnow(), xp_awarded=0, achievements=[], queue_name=queue,
                 fair_key=fairqueue.STAFF_KEY, fair_tag=fairqueue.next_tag(session, queue, fairqueue.STAFF_KEY))
     )
-    add_event(session, row.id, "queued", {"position": 0, "regrade": True})
+    add_event(session, row.id, Event.QUEUED, {"position": 0, "regrade": True})
     admin_audit.record(session, actor, "submission.regrade", "submission", row.id, reason,
                        previous_verdict=previous_verdict)
     return row

@@ -27,6 +27,7 @@ from app.models import (
 )
 from app.services import catalog_view
 from app.services.progress import total_xp
+from kernels import targets
 
 
 def award_xp(session: Session, user_id: int, key: str, xp: int, submission_id: int | None) -> int:
@@ -198,7 +199,7 @@ def _submit_history(session: Session, user_id: int) -> dict[str, float]:
 
 
 def _largest_pct(result: dict[str, Any]) -> float:
-    if result.get("backend") != "cuda":
+    if not targets.timed(result.get("backend")):
         return 0.0
     sizes = (result.get("benchmark") or {}).get("sizes") or []
     return float(sizes[-1].get("pct_of_peak") or 0.0) if sizes else 0.0

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from app.models import BugReport, Submission, User
 from app.services.errors import Invalid, NotFound
 from app.services.text import check_text
+from kernels import targets
 
 MAX_MESSAGE_CHARS = 5000
 
@@ -70,7 +71,7 @@ def server_gpu(session: Session) -> str:
     )
     if not result:
         return ""
-    if result.get("backend") == "emu":
+    if not targets.timed(result.get("backend")):
         return "none (CPU emulator)"
     return str((result.get("device") or {}).get("name") or "")
 

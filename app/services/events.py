@@ -13,19 +13,20 @@ from sqlalchemy import JSON, Integer, String, column, func, select, text
 from sqlalchemy.orm import Session
 
 from app.models import Submission, SubmissionEvent
+from kernels.contract import STORED_FROM_JUDGE, STREAMED, Event
 
-STAGES = ("queued", "compiling", "testing", "benchmarking", "done")
-
-
-def add_event(session: Session, submission_id: int, event: str, data: dict[str, Any] | None = None) -> int:
+def add_event(session: Session, submission_id: int, event: Event, data: dict[str, Any] | None = None) -> int:
     """Append an event; returns its seq. Writers of one submission are serialized
-    (one worker holds it), and (submission_id, seq) is unique besides."""
+    (one worker holds it), and (submission_id, seq) is unique besides. Raises ValueError
+    for a name that is not an event of the stream (kernels.contract.STREAMED)."""
+    if event not in STREAMED:
+        raise ValueError(f"{event!r} is not an event of the stream (kernels.contract.Event)")
     last = session.scalar(
         select(func.coalesce(func.max(SubmissionEvent.seq), 0))
         .where(SubmissionEvent.submission_id == submission_id)
     ) or 0
     seq = int(last) + 1
-    session.add(SubmissionEvent(submission_id=submission_id, seq=seq, event=event, data=data or {}))
+    session.add(SubmissionEvent(submission_id=submission_id, seq=seq, event=str(event), data=data or {}))
     session.flush()
     return seq
 
@@ -34,10 +35,10 @@ def judge_event_to_stage(event: dict[str, Any]) -> tuple[str, dict[str, Any]] | 
     """Map a judge callback event to a stored stage event; the judge's own `done`
     is dropped because the worker emits `done` after storing XP."""
     stage = event.get("stage")
-    if stage not in ("compiling", "test_start", "testing", "tested", "benchmarking", "profiling"):
+    if stage not in STORED_FROM_JUDGE:
         return None
     data = {k: v for k, v in event.items() if k != "stage"}
-    return stage, data
+    return str(stage), data
 
 
 def events_after_many(session: Session, cursors: dict[int, int]) -> list[tuple[int, int, str, dict[str, Any]]]:

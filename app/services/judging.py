@@ -20,6 +20,8 @@ from app.content import Catalog
 from app.models import Submission, SubmissionAttempt, utcnow
 from app.services import awards, fairqueue
 from app.services.events import add_event
+from kernels import contract
+from kernels.contract import Event
 
 
 def claim_next(session: Session, queue_name: str, worker_id: str) -> tuple[int, int] | None:
@@ -97,7 +99,7 @@ def finish(
     submission.xp_awarded = xp_gained
     submission.achievements = unlocked
     done = {"verdict": submission.verdict, "xp_awarded": xp_gained, "achievements": unlocked}
-    add_event(session, submission_id, "done", {**done, "profile_follows": True} if profile_follows else done)
+    add_event(session, submission_id, Event.DONE, {**done, "profile_follows": True} if profile_follows else done)
     return True
 
 
@@ -108,7 +110,7 @@ def store_profile(session: Session, submission_id: int, attempt: int, profile: d
     if row is None or row.status != "done" or row.attempts != attempt or not row.result:
         return False
     row.result = {**row.result, "profile": profile}  # a new object: the JSON column sees the change
-    add_event(session, submission_id, "profiled", {"source": profile.get("source")})
+    add_event(session, submission_id, Event.PROFILED, {"source": profile.get("source")})
     return True
 
 
@@ -119,7 +121,7 @@ def profile_missed(session: Session, submission_id: int, attempt: int) -> bool:
     row = session.get(Submission, submission_id)
     if row is None or row.status != "done" or row.attempts != attempt or not row.result or "profile" in row.result:
         return False
-    add_event(session, submission_id, "profiled", {"source": None})
+    add_event(session, submission_id, Event.PROFILED, {"source": None})
     return True
 
 
@@ -131,13 +133,11 @@ def _close_attempt(session: Session, submission_id: int, attempt: int, outcome: 
     )
 
 
-def internal_error_result(exercise_id: str, message: str) -> dict[str, Any]:
-    """A v1 result for when judging itself failed (never the learner's fault)."""
-    return {
-        "version": 1, "exercise": exercise_id, "backend": "", "device": None,
-        "verdict": "internal_error", "message": message,
-        "compile": None, "tests": [], "diagnostics": [], "benchmark": None, "timings": {},
-    }
+def internal_error_result(exercise_id: str, message: str, backend: str | None = None,
+                          language: str = "cuda") -> dict[str, Any]:
+    """A valid v1 result for when judging itself failed (never the learner's fault);
+    `backend` is the judge's target where one was reached (kernels.contract)."""
+    return contract.internal_error_document(exercise_id, message, backend=backend, language=language)
 
 
 def reap(
@@ -213,9 +213,9 @@ def _requeue_stale(
         return False
     _close_attempt(session, sub_id, attempt, "stale")
     if values["status"] == "done":
-        add_event(session, sub_id, "done", {"verdict": "internal_error", "xp_awarded": 0, "achievements": []})
+        add_event(session, sub_id, Event.DONE, {"verdict": "internal_error", "xp_awarded": 0, "achievements": []})
         return False
-    add_event(session, sub_id, "queued", {"position": 0, "requeued": True})
+    add_event(session, sub_id, Event.QUEUED, {"position": 0, "requeued": True})
     return True
 
 

@@ -19,6 +19,8 @@ from app.services import catalog_view, fairqueue, ratelimit
 from app.services.errors import Conflict, Invalid, NotFound
 from app.services.events import add_event
 from app.services.source_diff import source_diff
+from kernels import targets
+from kernels.contract import Event
 
 MODES = ("run", "submit")
 STAFF_ROLES = ("instructor", "admin")
@@ -85,7 +87,7 @@ def create(
     if idempotency_key is not None:
         session.add(SubmissionKey(owner=_key_owner(owner), key=idempotency_key,
                                   request_sha256=request_sha256, submission_id=submission.id))
-    add_event(session, submission.id, "queued", {"position": queue_position(session, submission.id)})
+    add_event(session, submission.id, Event.QUEUED, {"position": queue_position(session, submission.id)})
     return submission, True
 
 
@@ -280,7 +282,7 @@ def leaderboard(session: Session, exercise_id: str, limit: int = 50) -> list[dic
 
 
 def _gpu_name(result: dict[str, Any] | None) -> str | None:
-    if not result or result.get("backend") != "cuda":
+    if not result or not targets.timed(result.get("backend")):
         return None
     return (result.get("device") or {}).get("name") or "unknown GPU"
 
@@ -291,14 +293,14 @@ def _rank_key(entry: dict[str, Any]) -> tuple[float, str, int]:
 
 
 def _geomean_ms(result: dict[str, Any] | None) -> float | None:
-    if not result or result.get("backend") != "cuda":
+    if not result or not targets.timed(result.get("backend")):
         return None
     value = (result.get("benchmark") or {}).get("geomean_ms")
     return float(value) if value else None
 
 
 def _largest_pct(result: dict[str, Any] | None) -> float | None:
-    if not result or result.get("backend") != "cuda":
+    if not result or not targets.timed(result.get("backend")):
         return None
     sizes = (result.get("benchmark") or {}).get("sizes") or []
     return sizes[-1].get("pct_of_peak") if sizes else None

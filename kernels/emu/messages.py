@@ -4,7 +4,7 @@ out-of-bounds and uninitialised reads, faults and limits.
 The runtime (runtime/*.cpp) writes its findings as English sentences, which stay
 the `message` for the CLI and the API. The program runs the learner's code, so a
 sentence is data: `coded()` reads the known shapes back into a code and its
-parameters (kernels.result.MESSAGE_CODES) for the web to say in the reader's
+parameters (kernels.contract.MESSAGE_CODES) for the web to say in the reader's
 language; a sentence of no known shape stays a plain str and the web shows it as
 written. Every parameter is a str or an int taken from the sentence itself.
 """

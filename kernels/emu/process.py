@@ -93,7 +93,7 @@ def memory_report(stderr: str) -> dict[str, int] | None:
 def _describe_exit(returncode: int, stderr: str) -> Crash:
     """The verdict of a program that ended without answering, from its exit status
     only: what it wrote to stderr never decides it (it could say anything). The
-    segmentation fault's report only places the fault (kernels/emu/backend.py)."""
+    segmentation fault's report only places the fault (kernels/emu/target.py)."""
     if returncode > 128 and returncode <= 128 + 64:
         returncode = 128 - returncode  # bubblewrap reports a child killed by signal N as 128+N
     # Only the kernel's own SIGSYS (a seccomp kill) is a refused call: any exit status

@@ -4,6 +4,7 @@
   "use strict";
   const K = window.KDojo;
   const S = K.S;
+  const E = K.page.events; // the stream's event names (kernels.contract.Event)
   let lastSubmissionId = null;
 
   function setupTabs(root) {
@@ -143,7 +144,7 @@
       try {
         const created = await postSubmission({ exercise_id: this.id, source: this.source(), mode });
         lastSubmissionId = created.id;
-        this.panel.stage("queued", { position: created.position });
+        this.panel.stage(E.queued, { position: created.position });
         await this.follow(created.id);
       } catch (e) {
         this.panel.root.dataset.state = "error";
@@ -161,14 +162,14 @@
     follow(id) {
       return new Promise((resolve) => {
         const source = new EventSource(`/api/submissions/${id}/events`);
-        for (const kind of ["queued", "compiling", "test_start", "testing", "benchmarking", "profiling"]) {
+        for (const kind of [E.queued, E.compiling, E.test_start, E.testing, E.benchmarking, E.profiling]) {
           source.addEventListener(kind, (e) => this.panel.stage(kind, JSON.parse(e.data || "{}")));
         }
         // The verdict, before the benchmark has run (issue #13).
-        source.addEventListener("tested", (e) => this.panel.tested(JSON.parse(e.data || "{}")));
-        source.addEventListener("done", async (e) => {
+        source.addEventListener(E.tested, (e) => this.panel.tested(JSON.parse(e.data || "{}")));
+        source.addEventListener(E.done, async (e) => {
           source.close();
-          this.panel.stage("done", {});
+          this.panel.stage(E.done, {});
           const data = JSON.parse(e.data || "{}");
           await this.finish(id, data.profile_follows ? e.lastEventId : null);
           resolve();
@@ -180,7 +181,7 @@
     // then the stored document's profile (or, without a source, why none came).
     followProfile(id, afterSeq) {
       const source = new EventSource(`/api/submissions/${id}/events?last_event_id=${encodeURIComponent(afterSeq)}`);
-      source.addEventListener("profiled", async () => {
+      source.addEventListener(E.profiled, async () => {
         source.close();
         try { this.panel.lateProfile(await K.api("GET", `/api/submissions/${id}`)); }
         catch (e) { this.panel.lateProfile(null); }

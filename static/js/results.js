@@ -4,6 +4,7 @@
   "use strict";
   const K = window.KDojo;
   const S = K.S;
+  const E = K.page.events; // the stream's event names (kernels.contract.Event)
 
   const el = K.el;
 
@@ -126,11 +127,11 @@
     stage(kind, data) {
       const list = this.parts.stages;
       let text;
-      if (kind === "test_start") kind = "testing";
-      if (kind === "queued") text = data && data.position ? K.fmt(S.queued_pos, data) : S.queued;
+      if (kind === E.test_start) kind = E.testing;
+      if (kind === E.queued) text = data && data.position ? K.fmt(S.queued_pos, data) : S.queued;
       // The judge counts from 0; learners count from 1.
-      else if (kind === "testing") text = K.fmt(S.testing, { index: data.index + 1, total: data.total });
-      else if (kind === "benchmarking") text = K.fmt(S.benchmarking, { index: data.index + 1, total: data.total });
+      else if (kind === E.testing) text = K.fmt(S.testing, { index: data.index + 1, total: data.total });
+      else if (kind === E.benchmarking) text = K.fmt(S.benchmarking, { index: data.index + 1, total: data.total });
       else text = S[kind] || kind;
       let item = list.querySelector(`[data-stage="${kind}"]`);
       if (!item) {
@@ -140,8 +141,8 @@
       }
       item.replaceChildren(el("span", { class: "stage-name", text }), el("span", { class: "elapsed" }));
       this.tick();
-      if (kind === "testing" && data && data.test) this.testRow(data.test);
-      if (kind === "done") { item.classList.replace("active", "finished"); this.stopClock(); }
+      if (kind === E.testing && data && data.test) this.testRow(data.test);
+      if (kind === E.done) { item.classList.replace("active", "finished"); this.stopClock(); }
     }
 
     // The verdict as soon as the tests end (the benchmark may still be running).

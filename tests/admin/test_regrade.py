@@ -24,8 +24,8 @@ WRONG = (BLOCK_SUM / "solutions" / "wrong" / "missing_bounds_check.cu").read_tex
 
 @pytest.fixture
 def live(tmp_path: Path, lessons_dir: Path):  # noqa: ANN201
-    backends = pytest.importorskip("kernels.backends")
-    ok, why = backends.emu_available()
+    targets = pytest.importorskip("kernels.targets")
+    ok, why = targets.emu_available()
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, worker_threads=1)

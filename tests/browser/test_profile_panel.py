@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kernels import result as result_doc
+from kernels import contract as result_doc
 
 from .test_judging import CORRECT, open_lesson, type_kernel, wait_for_verdict
 
@@ -32,7 +32,7 @@ CHUNKED = """extern "C" __global__ void add_one(const float* in, float* out, int
 
 
 def _kernel(store_sectors: float, registers: int = 24, lanes: float = 100.0) -> dict:
-    from kernels import profile as prof
+    from kernels.profile import doc as prof
 
     metrics = {k: None for k in prof.METRIC_KEYS} | {
         "global_load_sectors_per_request": 4.0, "global_load_ideal_sectors_per_request": 4.0,
@@ -45,8 +45,8 @@ def _kernel(store_sectors: float, registers: int = 24, lanes: float = 100.0) -> 
 def _profile(store_sectors: float, *, ms: float | None = None, flops: bool = True, **kernel: object) -> dict:
     """A valid profile object (checked by the judge's validator), then the estimate
     and roofline keys of /work/coord/profile-fields.md where `ms` is given."""
-    from kernels import profile as prof
-    from kernels.profile_findings import findings
+    from kernels.profile import doc as prof
+    from kernels.profile.findings import findings
 
     kernels = [_kernel(store_sectors, **kernel)]
     doc = result_doc.build(exercise="fixture.add_one", backend="emu", verdict="accepted", message="all 4 tests passed",

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from kernels.emu import build, launcher
-from kernels.emu.backend import _fault_diagnostic, _run_diagnostics
+from kernels.emu.target import _fault_diagnostic, _run_diagnostics
 from kernels.emu.process import Crash, ProgramProcess
 from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
                                   encode_request, float_bits, int_bits)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from kernels.catalog import REPO_ROOT, load_exercises
-from kernels.emu.backend import BUDGET_ENV, EmuBackend
+from kernels.emu.target import BUDGET_ENV, EmuTarget
 from kernels.pipeline import run_pipeline
 from tests.emu.harness import needs_gpu, roomy
 
@@ -67,7 +67,7 @@ def test_both_backends_agree(path, monkeypatch):
     if gpu_only(path):
         pytest.skip("GPU-only file (the emulator reports it as not supported)")
     on_gpu = _judge_on_gpu(exercise, path)
-    on_emu = _judge(roomy(exercise), path.read_text(), EmuBackend())
+    on_emu = _judge(roomy(exercise), path.read_text(), EmuTarget())
     assert on_gpu["verdict"] == on_emu["verdict"], \
         f"cuda: {on_gpu['verdict']} ({on_gpu['message'][:300]}); emu: {on_emu['verdict']} ({on_emu['message'][:300]})"
 

@@ -187,7 +187,7 @@ SEGFAULTS = {
 
 @pytest.mark.parametrize("name", list(SEGFAULTS))
 def test_segmentation_fault_names_the_line(name):
-    from kernels.emu.backend import _memory_fault
+    from kernels.emu.target import _memory_fault
     from tests.emu.harness import compile_source
 
     source, n, (fault, kind, line, text) = SEGFAULTS[name]
@@ -206,12 +206,12 @@ def test_judged_far_overrun_names_line_buffer_and_element():
     (wrong answer); at N = 262145 the last chunk reads far past `x` and the
     program crashes — the message says where (line 9), not just "segfault"."""
     from kernels.catalog import REPO_ROOT, load_exercises
-    from kernels.emu.backend import EmuBackend
+    from kernels.emu.target import EmuTarget
     from kernels.pipeline import run_pipeline
 
     exercise = load_exercises(REPO_ROOT / "lessons")["elementwise.saxpy"]
     path = REPO_ROOT / "lessons/01-elementwise/exercises/saxpy/solutions/wrong/missing_bounds_check.cu"
-    result = run_pipeline(exercise, path.read_text(), EmuBackend(), bench=False, seed=11, emit=lambda event: None)
+    result = run_pipeline(exercise, path.read_text(), EmuTarget(), bench=False, seed=11, emit=lambda event: None)
     crashed = [t for t in result["tests"] if t["status"] == "error"]
     assert crashed and "out-of-bounds read" in crashed[0]["message"] and "(line 9)" in crashed[0]["message"]
     assert "buffer 'x' at element" in crashed[0]["message"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kernels.emu.messages import coded
-from kernels.result import MESSAGE_CODES, Message
+from kernels.contract import MESSAGE_CODES, Message
 from tests.emu.harness import kernel_file, launch
 from tests.emu.test_diagnostics import CASES, CHECKED
 
@@ -78,7 +78,7 @@ def test_a_sentence_of_no_known_shape_stays_plain(text: str) -> None:
 
 
 def test_a_faults_coded_sentence_is_the_tests_message_without_a_doubled_name() -> None:
-    from kernels.backend import RuntimeFault
+    from kernels.targets.base import RuntimeFault
     from kernels.cases import _fault_message
 
     race = coded("data race on buffer 'out' element 0: thread 0 of block 1 writes it (line 4) while thread 0 "

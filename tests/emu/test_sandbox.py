@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels.backends import BackendUnavailable
+from kernels.targets import TargetUnavailable
 from kernels.catalog import find_exercise
+from kernels.compile import CompileResult
 from kernels.emu import build, jail, launcher
-from kernels.emu.backend import EmuBackend
+from kernels.emu.target import EmuTarget
 from kernels.emu.objcheck import ObjectRefused
 from kernels.emu.source import SourceError, prepare
 from kernels.pipeline import run_pipeline
@@ -32,7 +33,7 @@ def exercise():
 
 
 def judge(exercise, source: str) -> dict:
-    return run_pipeline(exercise, source, EmuBackend(), bench=False, seed=7, emit=lambda event: None)
+    return run_pipeline(exercise, source, EmuTarget(), bench=False, seed=7, emit=lambda event: None)
 
 
 @pytest.fixture
@@ -212,10 +213,10 @@ def _unsandboxed(monkeypatch, waived: bool):
 
 def test_without_bubblewrap_the_emulator_refuses_by_default(monkeypatch, exercise):
     _unsandboxed(monkeypatch, waived=False)
-    backend = EmuBackend()
+    backend = EmuTarget()
     assert not backend.available() and "no namespaces (test)" in backend.unavailable_reason()
-    with pytest.raises(BackendUnavailable):
-        backend.build(exercise, SIGNATURE + " { }\n", {})
+    with pytest.raises(TargetUnavailable):
+        backend.build(exercise, SIGNATURE + " { }\n", CompileResult("ok", 0.0))
 
 
 def test_waived_sandbox_still_installs_seccomp_and_limits_from_outside(monkeypatch, marker):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kernels.catalog import REPO_ROOT, load_exercises
-from kernels.emu.backend import EmuBackend
+from kernels.emu.target import EmuTarget
 from kernels.pipeline import run_pipeline
 from tests.emu.harness import launch
 
@@ -34,14 +34,14 @@ def saxpy():
 @pytest.mark.parametrize("form", list(LAUNCH_BOUNDS), ids=list(LAUNCH_BOUNDS))
 def test_launch_bounds_in_either_place_is_judged_accepted(saxpy, form):
     source = LAUNCH_BOUNDS[form] + SAXPY_BODY
-    result = run_pipeline(saxpy, source, EmuBackend(), bench=False, seed=3, emit=lambda event: None)
+    result = run_pipeline(saxpy, source, EmuTarget(), bench=False, seed=3, emit=lambda event: None)
     assert result["verdict"] == "accepted", (result["message"], result["diagnostics"])
 
 
 def test_a_launch_past_launch_bounds_fails_as_on_a_gpu(saxpy):
     """A GPU refuses to launch more threads per block than `__launch_bounds__` allows (PTX .maxntid)."""
     source = 'extern "C" __global__ void __launch_bounds__(2 * 64, 4)\nsaxpy' + SAXPY_BODY
-    result = run_pipeline(saxpy, source, EmuBackend(), bench=False, seed=3, emit=lambda event: None)
+    result = run_pipeline(saxpy, source, EmuTarget(), bench=False, seed=3, emit=lambda event: None)
     assert result["verdict"] == "runtime_error", result["message"]
     assert "the launch has 256 threads per block, more than the kernel's __launch_bounds__(128)" in result["message"]
     assert "(line 2)" in result["message"]

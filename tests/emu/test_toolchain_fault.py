@@ -10,10 +10,11 @@ import dataclasses
 
 import pytest
 
-from kernels.backend import BuildError
+from kernels.targets.base import BuildError
 from kernels.catalog import find_exercise
+from kernels.compile import CompileResult
 from kernels.emu import build
-from kernels.emu.backend import EmuBackend
+from kernels.emu.target import EmuTarget
 from kernels.spec import Limits
 
 SIGNATURE = 'extern "C" __global__ void block_sum(const float* in, float* out, int N)'
@@ -34,7 +35,7 @@ def exercise():
 def test_a_learners_text_naming_a_missing_library_is_their_compile_error(exercise, forgery):
     source = forgery + "\n" + SIGNATURE + " { }\n"
     with pytest.raises(BuildError) as caught:
-        EmuBackend().build(exercise, source, {})
+        EmuTarget().build(exercise, source, CompileResult("ok", 0.0))
     assert "cannot find" in str(caught.value.diagnostics)  # their message, shown to them
 
 
@@ -47,4 +48,4 @@ def test_a_missing_compiler_is_our_fault_not_the_learners(exercise, monkeypatch)
     monkeypatch.setattr(build, "gxx", lambda: "/nonexistent/g++")
     assert "/nonexistent/g++" in build._toolchain_fault_of_our_own(30)
     with pytest.raises(build.ToolchainError):
-        EmuBackend().build(exercise, SIGNATURE + " { }\n", {})
+        EmuTarget().build(exercise, SIGNATURE + " { }\n", CompileResult("ok", 0.0))

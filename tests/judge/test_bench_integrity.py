@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kernels import bench_integrity as integrity
-from kernels import result
+from kernels import contract as result
 from kernels.bench_run import refusal
 from kernels.catalog import find_exercise
 from kernels.plan import env_for

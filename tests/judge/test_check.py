@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kernels.backend import GUARD_ELEMS
+from kernels.targets.base import GUARD_ELEMS
 from kernels.buffers import from_float64, make_guarded, to_float64
 from kernels.check import cap_output, check_case, check_guards, check_unchanged, compare, \
     reference_is_trivial

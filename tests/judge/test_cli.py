@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from kernels.backends import gpu_visible
+from kernels.targets import gpu_visible
 from kernels.cli import render
-from kernels import result
+from kernels import contract as result
 
 from .conftest import BLOCK_SUM, REPO
 

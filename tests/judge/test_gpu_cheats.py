@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kernels import result
+from kernels import contract as result
 
 from .conftest import REPO
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from kernels import result
+from kernels import contract as result
 
 from .conftest import BLOCK_SUM, REPO
 

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from kernels import result
-from kernels.backends import emu_available
+from kernels import contract as result
+from kernels.targets import emu_available
 
 from .conftest import BLOCK_SUM
 

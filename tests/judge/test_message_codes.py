@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernels import result
+from kernels import contract as result
 from kernels.check import check_unchanged, compare
-from kernels.result import Message
+from kernels.contract import Message
 
 from .conftest import BLOCK_SUM
 
@@ -41,7 +41,7 @@ def test_the_validator_refuses_unknown_codes_and_wrong_params() -> None:
     assert "message_code" not in plain and result.validate(plain) == []
 
 
-@pytest.mark.skipif(not __import__("kernels.backends", fromlist=["x"]).emu_available()[0],
+@pytest.mark.skipif(not __import__("kernels.targets", fromlist=["x"]).emu_available()[0],
                     reason="emulator backend not available")
 def test_a_wrong_kernel_judged_end_to_end_carries_codes(scratch_exercise) -> None:
     from kernels.judge import Judge

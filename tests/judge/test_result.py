@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from kernels import result
+from kernels import contract as result
 
 
 def _doc(**overrides):

@@ -28,7 +28,7 @@ def roomy_emulator_budget(monkeypatch):
     `time_limit_exceeded` at 16 s, then at 15.1 s of tests), as tests/emu's and
     tests/realworld's GPU agreement tests had under 14 workers. (WMMA on the emulator is
     faster since: 0.2 s of tests, 2.7 s in all; a slow machine's margin stays.)"""
-    from kernels.emu.backend import BUDGET_ENV
+    from kernels.emu.target import BUDGET_ENV
     from kernels.judge import TESTS_BUDGET_ENV
 
     monkeypatch.setenv(BUDGET_ENV, "60")

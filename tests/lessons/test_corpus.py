@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from kernels import corpus
-from kernels.backends import emu_available
+from kernels.targets import emu_available
 from kernels.corpus import CorpusError, Expectation, outcome, promised_verdict
 from kernels.judge import Judge
 from tests.emu.harness import needs_gpu

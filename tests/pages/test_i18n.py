@@ -11,7 +11,7 @@ from babel import Locale
 
 from app.i18n import js_strings, translate
 from app.i18n_strings import EN, KO
-from kernels.result import MESSAGE_CODES
+from kernels.contract import MESSAGE_CODES
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 JS = Path(__file__).resolve().parents[2] / "static" / "js"
@@ -109,6 +109,6 @@ def test_every_service_error_code_has_both_languages() -> None:
 
 
 def test_every_emulator_diagnostic_kind_has_both_languages() -> None:
-    from kernels.emu.backend import DIAGNOSTIC_KINDS
+    from kernels.emu.target import DIAGNOSTIC_KINDS
 
     assert sorted(k for k in DIAGNOSTIC_KINDS if f"js.diag.{k}" not in KO or f"js.diag.{k}" not in EN) == []

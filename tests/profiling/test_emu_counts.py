@@ -9,8 +9,8 @@ import pytest
 from kernels.emu.build import compile_profile_program
 from kernels.emu.process import ProgramProcess
 from kernels.emu.protocol import ARG_BUFFER, ARG_INT, WireBuffer, WireLaunch, encode_request
-from kernels.profile import metrics_from_counts
-from kernels.profile_emu import launch_counts, parse_counts, profile_request
+from kernels.profile.doc import metrics_from_counts
+from kernels.profile.emu import launch_counts, parse_counts, profile_request
 from tests.emu.harness import compile_source
 
 GUARD = 64

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from kernels import profile_gpu, profile_run
+from kernels.profile import gpu as profile_gpu, run as profile_run
 from kernels.catalog import find_exercise
 from kernels.compile import compile_submission
 
 
 class _CudaLike:
     name = "cuda"
+    timed = True
     arch = "sm_90a"
 
 

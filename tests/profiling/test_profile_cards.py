@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kernels import profile as prof
-from kernels import profile_emu, profile_model
+from kernels.profile import doc as prof
+from kernels.profile import emu as profile_emu, model as profile_model
 from kernels.judge import Judge
 
 

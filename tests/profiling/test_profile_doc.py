@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from kernels import profile as prof
-from kernels import result
+from kernels.profile import doc as prof
+from kernels import contract as result
 
 
 @pytest.mark.parametrize("threads, regs, smem, pct, blocks, limiter", [
@@ -49,7 +49,7 @@ COUNTS = {"gld_req": 32, "gld_sectors": 1024, "gld_ideal": 128, "gst_req": 32, "
 
 
 def _profile() -> dict:
-    from kernels.profile_findings import findings
+    from kernels.profile.findings import findings
 
     res = {"registers_per_thread": 16, "static_shared_bytes": 0, "stack_frame_bytes": 0, "spill_bytes": 0}
     kernels = [prof.kernel_entry("copy", (4, 1, 1), (256, 1, 1), 0, res, prof.metrics_from_counts(COUNTS))]
@@ -68,7 +68,7 @@ def test_counts_become_metrics_and_a_finding():
 
 
 def test_counts_of_code_beside_inline_ptx_give_no_finding_about_memory():
-    from kernels.profile_findings import findings
+    from kernels.profile.findings import findings
 
     res = {"registers_per_thread": 128, "static_shared_bytes": 0, "stack_frame_bytes": 0, "spill_bytes": 0}
     kernels = [prof.kernel_entry("copy", (4, 1, 1), (256, 1, 1), 0, res, prof.metrics_from_counts(COUNTS))]

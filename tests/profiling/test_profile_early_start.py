@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from kernels import profile as prof
+from kernels.profile import doc as prof
 from kernels.catalog import find_exercise
-from kernels.profile_gpu import start_profile
+from kernels.profile.gpu import start_profile
 
 CSV = Path(__file__).parent / "data" / "ncu_block_sum.csv"
 
@@ -101,7 +101,7 @@ def test_a_waiting_child_ends_when_the_job_that_started_it_is_gone(tmp_path):
     job_process = subprocess.Popen(["sleep", "60"])
     job = {"lessons": str(exercise.lesson_dir.parent), "exercise": exercise.id, "source": str(src), "case": 0,
            "seed": 1, "arch": "sm_90", "wait": True, "parent": job_process.pid}
-    child = subprocess.Popen([sys.executable, "-m", "kernels.profile_gpu", "child", json.dumps(job)],
+    child = subprocess.Popen([sys.executable, "-m", "kernels.profile.gpu", "child", json.dumps(job)],
                              cwd=Path(__file__).resolve().parents[2])
     time.sleep(1.0)
     assert child.poll() is None  # compiled, now waiting

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kernels import profile as prof
-from kernels import result
+from kernels.profile import doc as prof
+from kernels import contract as result
 from kernels.catalog import REPO_ROOT, find_exercise
-from kernels.profile_gpu import NCU_METRICS, metrics_from_ncu, ncu_command, ncu_path, parse_csv
+from kernels.profile.gpu import NCU_METRICS, metrics_from_ncu, ncu_command, ncu_path, parse_csv
 
 HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
           '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
@@ -62,7 +62,7 @@ def test_ldmatrix_requests_count_beside_their_wavefronts():
 
 
 def test_the_ncu_command_is_bounded_to_the_exercise_kernels():
-    cmd = ncu_command("/x/ncu", ["block_sum"], ["python3", "-m", "kernels.profile_gpu", "child", "{}"])
+    cmd = ncu_command("/x/ncu", ["block_sum"], ["python3", "-m", "kernels.profile.gpu", "child", "{}"])
     assert cmd[cmd.index("-k") + 1] == "regex:^(block_sum)$"
     assert cmd[cmd.index("--metrics") + 1] == ",".join(NCU_METRICS)
     assert "--clock-control" in cmd and cmd[cmd.index("--launch-count") + 1] == "16"
@@ -71,8 +71,8 @@ def test_the_ncu_command_is_bounded_to_the_exercise_kernels():
 @pytest.mark.gpu
 def test_ncu_profiles_the_block_sum_reference_within_its_budget():
     from kernels.compile import compile_submission
-    from kernels.profile_gpu import profile_on_gpu
-    from kernels.profile_run import resources
+    from kernels.profile.gpu import profile_on_gpu
+    from kernels.profile.run import resources
 
     if ncu_path() is None:
         pytest.skip("no ncu on this GPU machine")
@@ -96,13 +96,13 @@ def test_ncu_profiles_the_block_sum_reference_within_its_budget():
 
 @pytest.mark.gpu
 def test_an_accepted_gpu_judge_run_carries_an_ncu_profile():
-    from kernels.cuda_backend import CudaBackend
+    from kernels.targets.cuda import CudaTarget
     from kernels.pipeline import run_pipeline
 
     if ncu_path() is None:
         pytest.skip("no ncu on this GPU machine")
     exercise = find_exercise("reduction.block_sum")
-    doc = run_pipeline(exercise, exercise.reference_cu_path.read_text(), CudaBackend(), bench=False, seed=1,
+    doc = run_pipeline(exercise, exercise.reference_cu_path.read_text(), CudaTarget(), bench=False, seed=1,
                        emit=lambda event: None)
     assert doc["verdict"] == "accepted" and result.validate(doc) == []
     assert doc.get("profile", {}).get("source") == "ncu"
@@ -112,20 +112,20 @@ def test_an_accepted_gpu_judge_run_carries_an_ncu_profile():
 def test_a_benchmarked_gpu_judge_run_carries_a_measured_roofline():
     """GEMM has a flop model and no byte model: the roofline's bytes are ncu's DRAM bytes (scaled to the
     benchmark case) and its attempt point is the benchmark's own median time at the largest case."""
-    from kernels.cuda_backend import CudaBackend
+    from kernels.targets.cuda import CudaTarget
     from kernels.pipeline import run_pipeline
 
     if ncu_path() is None:
         pytest.skip("no ncu on this GPU machine")
     exercise = find_exercise("gemm-epilogue.fp32")
-    doc = run_pipeline(exercise, exercise.reference_cu_path.read_text(), CudaBackend(), bench=True, seed=1,
+    doc = run_pipeline(exercise, exercise.reference_cu_path.read_text(), CudaTarget(), bench=True, seed=1,
                        emit=lambda event: None)
     assert doc["verdict"] == "accepted" and result.validate(doc) == []
     roof = doc["profile"]["roofline"]
     attempt = roof["points"][0]
     assert attempt["who"] == "attempt" and attempt["kind"] == "measured"
     from kernels.compile import compile_submission
-    from kernels.profile_model import largest_case
+    from kernels.profile.model import largest_case
 
     constants = compile_submission(exercise.reference_cu_path.read_text(), exercise, None).constants
     index = exercise.benchmark.cases.index(largest_case(exercise, constants))

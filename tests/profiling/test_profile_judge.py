@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from kernels import result
+from kernels import contract as result
 from kernels.catalog import REPO_ROOT, find_exercise
-from kernels.emu.backend import EmuBackend
+from kernels.emu.target import EmuTarget
 from kernels.pipeline import run_pipeline
 
 LESSONS = REPO_ROOT / "lessons"
@@ -19,7 +19,7 @@ TRANSPOSE = LESSONS / "07-shared-tiling" / "exercises" / "transpose"
 
 def judge(exercise_id: str, source: str, exercise=None) -> dict:
     exercise = exercise or find_exercise(exercise_id)
-    doc = run_pipeline(exercise, source, EmuBackend(), bench=False, seed=3, emit=lambda event: None)
+    doc = run_pipeline(exercise, source, EmuTarget(), bench=False, seed=3, emit=lambda event: None)
     assert result.validate(doc) == []
     return doc
 
@@ -70,7 +70,7 @@ def test_inline_ptx_counts_are_said_to_be_of_the_code_beside_it():
 
 
 def test_a_comment_naming_asm_is_no_inline_ptx():
-    from kernels.profile_model import has_inline_asm
+    from kernels.profile.model import has_inline_asm
 
     assert not has_inline_asm('// asm("mov.u32 %0, %%laneid;")\n/* __asm__ volatile */ int x;')
     assert has_inline_asm('#if 0\nasm volatile("exit;");\n#endif')
@@ -171,10 +171,10 @@ def test_a_bad_profile_table_names_its_field(tmp_path):
 
 
 def test_the_status_says_who_profiles(monkeypatch):
-    from kernels.profile_run import status
+    from kernels.profile.run import status
 
     assert status("emu") == {"enabled": True, "source": "emulator", "ncu": False}
-    monkeypatch.setattr("kernels.profile_gpu.ncu_path", lambda: None)
+    monkeypatch.setattr("kernels.profile.gpu.ncu_path", lambda: None)
     assert status("cuda") == {"enabled": False, "source": None, "ncu": False}
     monkeypatch.setenv("KDOJO_PROFILE", "off")
     assert status("emu")["enabled"] is False
@@ -184,7 +184,7 @@ def test_a_failing_profiler_never_costs_the_verdict(monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("a bug in the profiler")
 
-    monkeypatch.setattr("kernels.profile_run.profile_attempt", broken)
+    monkeypatch.setattr("kernels.profile.run.profile_attempt", broken)
     doc = judge("shared-tiling.transpose", (TRANSPOSE / "reference.cu").read_text())
     assert doc["verdict"] == "accepted" and "profile" not in doc
 
@@ -211,6 +211,6 @@ def test_a_volatile_warp_reduction_is_profiled_like_it_is_judged():
     # profiled, its profiler program built with the check program's volatile lockstep too (#16)
     exercise = find_exercise("reduction.block_sum")
     source = (REPO_ROOT / "tests/realworld/kernels/block_sum_volatile_last_warp.cu").read_text()
-    doc = run_pipeline(exercise, source, EmuBackend(), bench=False, seed=1, emit=lambda event: None)
+    doc = run_pipeline(exercise, source, EmuTarget(), bench=False, seed=1, emit=lambda event: None)
     assert doc["verdict"] == "accepted", doc["message"]
     assert doc["profile"]["kernels"][0]["metrics"]["warp_execution_efficiency_pct"] > 0

@@ -1,11 +1,11 @@
-"""The emulator's estimated time (#16, kernels/profile_model.py) on hand-made counts with known answers."""
+"""The emulator's estimated time (#16, kernels/profile/model.py) on hand-made counts with known answers."""
 
 import pytest
 
-from kernels import profile as prof
-from kernels import profile_model as model
+from kernels.profile import doc as prof
+from kernels.profile import model
 from kernels.catalog import find_exercise
-from kernels.profile_emu import COUNT_KEYS
+from kernels.profile.emu import COUNT_KEYS
 
 H100 = model.GPUS["H100"]
 
@@ -165,7 +165,7 @@ def test_without_a_byte_model_the_roofline_takes_the_counted_dram_traffic():
 def test_the_gpu_roofline_uses_the_benchmark_time_and_ncus_dram_bytes():
     from kernels.compile import compile_submission
     from kernels.plan import env_for
-    from kernels.profile_run import gpu_roofline
+    from kernels.profile.run import gpu_roofline
 
     exercise = find_exercise("gemm-epilogue.fp32")
     constants = compile_submission(exercise.reference_cu_path.read_text(), exercise, None).constants

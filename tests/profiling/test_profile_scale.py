@@ -7,9 +7,9 @@ import struct
 
 import pytest
 
-from kernels import profile_emu, profile_run
+from kernels.profile import emu as profile_emu, run as profile_run
 from kernels.catalog import REPO_ROOT, find_exercise
-from kernels.emu.backend import EmuBackend
+from kernels.emu.target import EmuTarget
 from kernels.emu.protocol import REQUEST_MAGIC
 from kernels.pipeline import run_pipeline
 
@@ -78,7 +78,7 @@ def test_the_memory_setting_bounds_the_sampled_case(monkeypatch):
 
 
 def judge(exercise_id: str, source: str) -> dict:
-    return run_pipeline(find_exercise(exercise_id), source, EmuBackend(), bench=False, seed=3,
+    return run_pipeline(find_exercise(exercise_id), source, EmuTarget(), bench=False, seed=3,
                         emit=lambda event: None)
 
 

@@ -12,6 +12,6 @@ from kernels.emu.build import toolchain_ok
 def emu():
     if not toolchain_ok():  # pragma: no cover - CI installs the toolchain
         pytest.skip("the emulator needs g++ and libboost-context-dev")
-    from kernels.emu.backend import EmuBackend
+    from kernels.emu.target import EmuTarget
 
-    return EmuBackend()
+    return EmuTarget()

@@ -21,7 +21,7 @@ import pytest
 from kernels.catalog import load_exercises
 from kernels.emu.build import toolchain_ok
 from kernels.pipeline import run_pipeline
-from kernels.result import validate
+from kernels.contract import validate
 from tests.emu.harness import roomy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,8 +143,8 @@ def judge_on_gpu(path: Path) -> dict:
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_gpu_verdict_and_agreement(path, monkeypatch):
-    from kernels.backends import BackendUnavailable
-    from kernels.emu.backend import BUDGET_ENV
+    from kernels.targets import TargetUnavailable
+    from kernels.emu.target import BUDGET_ENV
 
     # As in tests/emu/test_corpus.py: the emulator's 16 s whole-submission budget is the judge's
     # to enforce (tests/security); under 14 workers and their GPU judges on the H100 machine's
@@ -158,11 +158,11 @@ def test_gpu_verdict_and_agreement(path, monkeypatch):
     # Where the emulator cannot run here (the GPU machine may lack Boost or
     # bubblewrap), agreement follows from test_emulator_verdict, which CI runs.
     if toolchain_ok() and not gpu_only and not emulator_gap(path):
-        from kernels.emu.backend import EmuBackend
+        from kernels.emu.target import EmuTarget
 
         try:
-            on_emu = judge(path, EmuBackend(), roomy(exercise_of(path)))
-        except BackendUnavailable as exc:
+            on_emu = judge(path, EmuTarget(), roomy(exercise_of(path)))
+        except TargetUnavailable as exc:
             pytest.skip(f"GPU verdict checked; the emulator cannot run here: {exc}")
         assert on_emu["verdict"] == on_gpu["verdict"], f"emu: {on_emu['message'][:300]}"
 
@@ -170,7 +170,7 @@ def test_gpu_verdict_and_agreement(path, monkeypatch):
 def test_a_general_protection_fault_is_not_called_a_null_pointer(tmp_path):
     # x86 reports a misaligned aligned-vector access (movaps) as SIGSEGV with
     # address 0 and si_code SI_KERNEL; the program marks it gp=1
-    from kernels.emu.backend import _memory_fault
+    from kernels.emu.target import _memory_fault
 
     name, message, diag = _memory_fault({"pc": 0, "addr": 0, "write": 0, "gp": 1}, tmp_path / "none", [], {})
     assert name == "misaligned address" and diag.kind == "misaligned_address"

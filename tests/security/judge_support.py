@@ -19,7 +19,7 @@ GIB = 1 << 30
 
 def backends():
     """The emulator where it runs here, and the GPU (`gpu`-marked: skipped without one)."""
-    from kernels.backends import emu_available
+    from kernels.targets import emu_available
 
     no_emu = pytest.mark.skipif(not emu_available()[0], reason="emulator backend not available")
     return [pytest.param("emu", marks=no_emu), pytest.param("cuda", marks=pytest.mark.gpu)]

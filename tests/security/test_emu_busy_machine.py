@@ -21,7 +21,7 @@ import pytest
 from kernels.catalog import find_exercise
 from kernels.compile import compile_submission
 from kernels.emu import build, jail
-from kernels.emu.backend import EmuBackend
+from kernels.emu.target import EmuTarget
 
 # A correct block_sum whose compile takes a second or two (constant evaluation),
 # so that other sandboxes start while its compiler runs.
@@ -56,12 +56,12 @@ def test_a_compile_survives_other_sandboxes_starting_meanwhile():
     if not (jail.mode().sandboxed and jail.mode().as_nobody):
         pytest.skip("the sandboxes run as uid 65534 only when the judge is root")
     exercise = find_exercise("reduction.block_sum")
-    constants = compile_submission(SLOW_TO_COMPILE, exercise).constants
+    compiled = compile_submission(SLOW_TO_COMPILE, exercise)
     outcome: dict[str, object] = {}
 
     def compile_it() -> None:
         try:
-            outcome["program"] = EmuBackend().build(exercise, SLOW_TO_COMPILE, constants)
+            outcome["program"] = EmuTarget().build(exercise, SLOW_TO_COMPILE, compiled)
         except Exception as exc:  # noqa: BLE001 - the assertion below shows it
             outcome["error"] = exc
 

@@ -30,10 +30,10 @@ from kernels import pipeline
 from kernels.catalog import find_exercise
 from kernels.compile import CompileResult
 from kernels.constants import read_constants
-from kernels.emu import backend as emu_backend
+from kernels.emu import target as emu_backend
 from kernels.emu import jail, launcher
-from kernels.backend import BuildError
-from kernels.emu.backend import EmuBackend
+from kernels.targets.base import BuildError
+from kernels.emu.target import EmuTarget
 from kernels.spec import Limits
 
 ATTACKS = Path(__file__).resolve().parent / "emu_attacks"
@@ -50,7 +50,7 @@ def exercise():
 
 @pytest.fixture(scope="module")
 def backend():
-    return EmuBackend()
+    return EmuTarget()
 
 
 @pytest.fixture
@@ -349,7 +349,7 @@ def test_the_programs_alive_at_once_share_the_submissions_memory(exercise, backe
     # before the profiler's starts, and the address-space limits alive at once add up to it.
     source = CORRECT.read_text()
     constants, _, _ = read_constants(source, exercise)
-    program = backend.build(exercise, source, constants)
+    program = backend.build(exercise, source, CompileResult("ok", 0.0, constants=constants))
     handle = program.handle
     try:
         total = jail.program_memory_bytes("fast") + jail.program_memory_bytes("check")
@@ -406,14 +406,14 @@ def test_the_budget_is_a_submissions_not_a_tools(exercise, backend):
     source = CORRECT.read_text()
     backend.start_submission(time.monotonic() - 100)  # long spent
     with pytest.raises(BuildError, match="budget was spent"):
-        backend.build(exercise, source, {})
-    program = backend.build(exercise, source, {})
+        backend.build(exercise, source, CompileResult("ok", 0.0))
+    program = backend.build(exercise, source, CompileResult("ok", 0.0))
     try:
         assert program.handle.deadline == float("inf")
     finally:
         program.handle.close()
     backend.start_submission()
-    program = backend.build(exercise, source, {})
+    program = backend.build(exercise, source, CompileResult("ok", 0.0))
     try:
         assert 0 < program.handle.remaining_s() <= emu_backend.budget_s()
     finally:

@@ -87,7 +87,7 @@ def test_a_forged_answer_decodes_or_raises_value_error(name, count, diags, outpu
 @given(st.binary(max_size=30), st.integers(-(1 << 31), (1 << 31) - 1), st.integers(-(1 << 31), (1 << 31) - 1),
        st.sampled_from(["race", "out_of_bounds", "internal", "\x1b[2J"]), st.binary(max_size=3000))
 def test_a_decoded_answer_is_checked_field_by_field(name, line, diag_line, kind, text):
-    from kernels.emu.backend import DIAGNOSTIC_KINDS, MAX_LINE, MAX_TEXT_CHARS, _checked
+    from kernels.emu.target import DIAGNOSTIC_KINDS, MAX_LINE, MAX_TEXT_CHARS, _checked
     from kernels.emu.protocol import WireBuffer
 
     diag = struct.pack("<I", len(kind.encode())) + kind.encode() + struct.pack("<iQ", diag_line, 1) \

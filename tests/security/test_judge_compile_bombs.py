@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from kernels import result
+from kernels import contract as result
 
 from .judge_support import (CORRECT_SOURCE, GIB, backends, job_cpu_s, job_peak_bytes,  # noqa: F401
                             lessons, loaded)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kernels import cgroup
-from kernels.backends import emu_available
+from kernels.targets import emu_available
 from kernels.sandbox import JobLimits, _limit
 
 CGROUP = cgroup.probe()

@@ -13,7 +13,7 @@ import signal
 
 import pytest
 
-from kernels import result
+from kernels import contract as result
 
 from .judge_support import CORRECT_SOURCE, backends, lessons, live_members  # noqa: F401 (fixture)
 
@@ -72,11 +72,11 @@ def test_a_job_killed_on_every_attempt_is_internal_error_never_the_learners_faul
 
 
 def test_the_emulators_own_sentence_reaches_the_learner_on_internal_error():
-    # kernels/emu/backend.py raises RuntimeError("emulator: …") when its program was
+    # kernels/emu/target.py raises RuntimeError("emulator: …") when its program was
     # killed twice by someone else; the worker reports the traceback, the judge the sentence
     from kernels.judge import INTERNAL_MESSAGE, _internal_sentence
 
-    traceback = ("Traceback (most recent call last):\n  File \"kernels/emu/backend.py\", line 160, in run\n"
+    traceback = ("Traceback (most recent call last):\n  File \"kernels/emu/target.py\", line 160, in run\n"
                  "RuntimeError: emulator: the emulated program was killed by a signal the judge did not "
                  "send (the machine's out-of-memory killer, or an operator) (twice)\n")
     sentence = _internal_sentence(traceback)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kernels.backends import emu_available
+from kernels.targets import emu_available
 
 from .judge_support import CORRECT_SOURCE, lessons  # noqa: F401 (fixture)
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from kernels import result
+from kernels import contract as result
 
 from .judge_support import CORRECT_SOURCE, backends, lessons  # noqa: F401 (fixture)
 

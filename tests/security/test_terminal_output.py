@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kernels.emu.backend import EmuBackend
+from kernels.emu.target import EmuTarget
 from kernels.printable import printable, printable_doc, printable_json
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ RAW = "\x1b[2J\x1b[H\x1b[32maccepted\x1b[0m\x07\x1b]0;pwned\x07\rtail\x9b2J\u202
 # What a terminal would act on: C0 but \t and \n, DEL, C1, bidi overrides.
 ACTIVE = [chr(c) for c in (*range(0, 9), *range(11, 32), *range(0x7F, 0xA0))] + ["\u202e", "\u2066"]
 
-needs_emu = pytest.mark.skipif(not EmuBackend().available(), reason="the emulator is not available here")
+needs_emu = pytest.mark.skipif(not EmuTarget().available(), reason="the emulator is not available here")
 
 
 def _judge(*extra: str) -> subprocess.CompletedProcess:

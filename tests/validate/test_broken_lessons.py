@@ -44,8 +44,8 @@ def content_report() -> Report:
 
 @pytest.fixture(scope="module")
 def judged_report() -> Report:
-    backends = pytest.importorskip("kernels.backends")
-    if not backends.gpu_visible() and not backends.emu_available()[0]:
+    targets = pytest.importorskip("kernels.targets")
+    if not targets.gpu_visible() and not targets.emu_available()[0]:
         pytest.skip("no judge backend can run here")
     return validate(BROKEN / "judged", backend="auto")
 

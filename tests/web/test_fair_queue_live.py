@@ -42,8 +42,8 @@ def _wait_all_done(app, ids: list[int], timeout_s: float) -> None:  # noqa: ANN0
 
 
 def test_a_flooder_delays_another_learners_verdict_by_at_most_one_job(tmp_path: Path, lessons_dir: Path) -> None:
-    backends = pytest.importorskip("kernels.backends")
-    ok, why = backends.emu_available()
+    targets = pytest.importorskip("kernels.targets")
+    ok, why = targets.emu_available()
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, worker_threads=1)

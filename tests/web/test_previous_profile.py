@@ -18,7 +18,7 @@ from tests.web.conftest import build_lessons, make_settings, signup, store_verdi
 
 def _profiled(loads: float, source: str = "emulator", verdict: str = "accepted", gpu: str = "H100") -> dict:
     """A result whose profile the judge's validator accepts; `loads` tells them apart."""
-    from kernels import profile as prof
+    from kernels.profile import doc as prof
 
     metrics = {k: None for k in prof.METRIC_KEYS} | {"global_load_sectors_per_request": loads,
                                                       "global_load_ideal_sectors_per_request": 4.0, "atomics": 0}

@@ -27,8 +27,8 @@ WRONG = (BLOCK_SUM / "solutions" / "wrong" / "missing_bounds_check.cu").read_tex
 @pytest.fixture
 def live_client(tmp_path: Path, lessons_dir: Path):
     """The whole product in one process, as `kdojo serve` runs it."""
-    backends = pytest.importorskip("kernels.backends", reason="the judge is not in this tree yet")
-    ok, why = backends.emu_available()
+    targets = pytest.importorskip("kernels.targets", reason="the judge is not in this tree yet")
+    ok, why = targets.emu_available()
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, worker_threads=1)
@@ -162,7 +162,7 @@ def test_the_embedded_consumer_finishes_a_job_even_when_the_judge_cannot_start(t
     """The real SqliteHuey consumer picks the job up; a judge that cannot run
     (the `cuda` backend without a GPU) is reported as our internal error, never
     left `running`."""
-    from kernels.backends import gpu_visible
+    from kernels.targets import gpu_visible
 
     if gpu_visible():
         pytest.skip("a GPU is visible: the cuda backend would judge for real")

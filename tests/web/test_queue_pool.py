@@ -44,8 +44,8 @@ def _wait_done(client: TestClient, submission_id: int, timeout_s: float = 180.0)
 
 
 def test_a_correct_kernel_is_not_stuck_behind_two_endless_loops(tmp_path: Path, lessons_dir: Path) -> None:
-    backends = pytest.importorskip("kernels.backends")
-    ok, why = backends.emu_available()
+    targets = pytest.importorskip("kernels.targets")
+    ok, why = targets.emu_available()
     if not ok:
         pytest.skip(f"the emulator backend cannot run: {why}")
     settings = make_settings(tmp_path, lessons_dir, embedded_worker=True, worker_threads=0)

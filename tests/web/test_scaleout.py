@@ -115,7 +115,7 @@ def test_web_enqueues_to_redis_and_a_separate_worker_stores_the_verdict_in_postg
             with client.stream("GET", f"/api/submissions/{body['id']}/events") as stream:
                 events = [line[7:] for line in stream.iter_lines() if line.startswith("event: ")]
             assert events[0] == "queued" and events[-1] == "done"
-            from kernels.backends import emu_available
+            from kernels.targets import emu_available
 
             if emu_available()[0]:
                 assert body["verdict"] == "accepted" and body["xp_awarded"] == 90, body

@@ -182,7 +182,7 @@ def test_leaderboard_ranks_each_gpu_on_its_own(client, app):
 
 
 def test_status_says_which_backend_judges_and_whether_timings_exist(client, app):
-    from kernels.backends import emu_available
+    from kernels.targets import emu_available
 
     signup(client)
     _submit(client)

@@ -2,9 +2,9 @@
 reference GPU's occupancy model, and the metrics built from the counts.
 
 One entry per profiled kernel launch. `source` says who measured: "emulator"
-(counted by the emulation itself, kernels/profile_emu.py, plus the resources
+(counted by the emulation itself, kernels/profile/emu.py, plus the resources
 ptxas reports for the reference GPU) or "ncu" (Nsight Compute on a GPU). A
-metric nobody measured is null, never a guess. Findings (kernels/profile_findings.py)
+metric nobody measured is null, never a guess. Findings (kernels/profile/findings.py)
 are message codes with parameters, so the web says them in the reader's language.
 """
 
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernels.messages import MESSAGE_CODES
-from kernels.profile_model import _number_or_null  # one rule for a count or null, the model's too
+from kernels.profile.model import _number_or_null  # one rule for a count or null, the model's too
+from kernels.profile.model import validate as validate_model
 
 SOURCES = ("emulator", "ncu")
 LIMITERS = ("registers", "shared_memory", "block_size", "blocks_per_sm", "none")
@@ -32,7 +33,7 @@ RESOURCE_KEYS = ("registers_per_thread", "static_shared_bytes", "stack_frame_byt
 #   code beside it (the #if branch for other targets), not the instructions a GPU runs;
 # truncated: the counted run reached the runtime's cap of recorded accesses; the counts cover a part;
 # counted_test_case: the emulator counted a small test case, not a sample of the benchmark's launch
-#   (kernels/profile_run.py: launches that read each other's output, or blocks too big to sample).
+#   (kernels/profile/run.py: launches that read each other's output, or blocks too big to sample).
 CAVEATS = {
     "inline_ptx_fallback": "the source has inline PTX, which the emulator does not run: these counts are of "
                            "the code it runs instead (the branch for other targets), so findings about memory "
@@ -59,7 +60,7 @@ class Gpu:
 
 H100 = Gpu("H100", regs_per_sm=65536, smem_per_sm=228 * 1024, smem_reserved_per_block=1024,
            max_threads_per_sm=2048, max_blocks_per_sm=32, reg_alloc_unit=256, smem_alloc_unit=128)
-# The cards kernels/profile_model.py can model (#26), from the CUDA C Programming Guide's table
+# The cards kernels/profile/model.py can model (#26), from the CUDA C Programming Guide's table
 # "Technical Specifications per Compute Capability": sm_90 (H100, H200) as above; sm_80 (A100):
 # 164 KB of shared memory per SM, 2048 threads, 32 blocks; sm_89 (L4, RTX 4090): 100 KB, 1536
 # threads, 24 blocks; 64 K registers everywhere, 1 KB reserved per block.
@@ -124,7 +125,7 @@ def _ratio(num: int, den: int, digits: int = 2) -> float | None:
 
 
 def metrics_from_counts(c: dict[str, int]) -> dict[str, Any]:
-    """kernels/profile_emu.py's counts for one launch → the document's metrics."""
+    """kernels/profile/emu.py's counts for one launch → the document's metrics."""
     metrics: dict[str, Any] = {k: None for k in METRIC_KEYS}
     metrics.update({
         "global_load_sectors_per_request": _ratio(c["gld_sectors"], c["gld_req"]),
@@ -183,7 +184,6 @@ def validate(profile: Any) -> list[str]:
         errors.append(f"profile.caveats must be a list of distinct codes from {', '.join(CAVEATS)}")
     if profile["source"] not in SOURCES:
         errors.append("profile.source must be emulator or ncu")
-    from kernels.profile_model import validate as validate_model
 
     errors += validate_model(profile)
     if not isinstance(profile["kernels"], list):

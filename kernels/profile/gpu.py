@@ -1,7 +1,7 @@
 """The GPU path of the profiler (#16): Nsight Compute (`ncu`) on one test case.
 
 ncu profiles a whole process, so the judge's job process does not profile
-itself: it starts `python -m kernels.profile_gpu child …` under `ncu --csv`
+itself: it starts `python -m kernels.profile.gpu child …` under `ncu --csv`
 with a fixed metric set, restricted to the exercise's kernels, and parses the
 CSV. The child compiles the source for this GPU and runs one test case through
 the judge's own `run_case` (so it also checks the outputs once more). The whole
@@ -15,7 +15,7 @@ only after the benchmark is it released to create its CUDA context and run
 then the profiling itself.
 
 What ncu measures replaces the emulator's counts; resources still come from
-ptxas (kernels.profile_run.resources). Atomics per address are not measured
+ptxas (kernels.profile.run.resources). Atomics per address are not measured
 by ncu: null.
 """
 
@@ -33,8 +33,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kernels import profile as prof
 from kernels import settings
+from kernels.profile import doc as prof
+from kernels.profile.findings import findings
 
 PROFILE_BUDGET_S = 8.0  # measured on an H100: 5.3 s cold, 3.4-3.8 s warm (docs/benchmarks.md, "Profiling (#16)")
 NCU_METRICS = (
@@ -192,7 +193,7 @@ def start_profile(exercise: Any, source: str, case_index: int, seed: int, lesson
     tmp = tempfile.TemporaryDirectory(prefix="kdojo-ncu-")
     src = Path(tmp.name, "submission.cu")
     src.write_text(source)
-    child = [sys.executable, "-m", "kernels.profile_gpu", "child", json.dumps(
+    child = [sys.executable, "-m", "kernels.profile.gpu", "child", json.dumps(
         {"lessons": str(lessons_dir), "exercise": exercise.id, "source": str(src), "case": case_index,
          "seed": seed, "arch": arch, "wait": True, "parent": os.getpid()})]
     proc = subprocess.Popen(ncu_command(ncu, [k.name for k in exercise.kernels], child), stdin=subprocess.DEVNULL,
@@ -206,7 +207,7 @@ def profile_on_gpu(exercise: Any, source: str, case_index: int, seed: int, lesso
                    measured: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """The `profile` object measured by ncu, or None (no ncu, past the budget, no counters).
     `measured`, if given, gets "dram_bytes": ncu's DRAM bytes read + written by all the
-    profiled launches (for the roofline, kernels.profile_run.gpu_roofline). Started and
+    profiled launches (for the roofline, kernels.profile.run.gpu_roofline). Started and
     released at once; the judge starts it earlier (start_profile)."""
     pending = start_profile(exercise, source, case_index, seed, lessons_dir)
     return None if pending is None else pending.finish(resources, budget_s, measured)
@@ -222,7 +223,6 @@ def _profile_doc(exercise: Any, case_index: int, launches: list[dict[str, Any]],
         entry = prof.kernel_entry(launch["kernel"], tuple(_dims(launch["grid"])), tuple(_dims(launch["block"])),
                                   int(m.get("launch__shared_mem_per_block_dynamic") or 0), res, metrics_from_ncu(m))
         kernels.append(entry)
-    from kernels.profile_findings import findings
 
     if measured is not None and all(r is not None and w is not None for r, w in dram):
         measured["dram_bytes"] = sum(r + w for r, w in dram)
@@ -235,7 +235,7 @@ def _child(job: dict[str, Any]) -> int:
 
     from kernels.catalog import find_exercise
     from kernels.compile import compile_submission
-    from kernels.cuda_backend import CudaBackend
+    from kernels.targets.cuda import CudaTarget
     from kernels.cases import run_case
 
     exercise = find_exercise(job["exercise"], job["lessons"])
@@ -244,13 +244,13 @@ def _child(job: dict[str, Any]) -> int:
         compile_submission(source, exercise, job["arch"])
     if job.get("wait") and not _released(Path(job["source"]).parent / _RELEASE_FILE, job.get("parent")):
         return 4  # never released: the parent gave up on the profile
-    backend = CudaBackend()
+    backend = CudaTarget()
     compiled = compile_submission(source, exercise, backend.arch)  # memoised when the arch was given
     if not compiled.ok:
         return 2
-    program = backend.build(exercise, source, compiled.constants)
+    program = backend.build(exercise, source, compiled)
     case = exercise.tests[job["case"]]
-    test, fault, _ = run_case(exercise, backend, program, compiled.constants, case,
+    test, fault, _ = run_case(exercise, backend, program, compiled, case,
                               np.random.default_rng([job["seed"], job["case"]]))
     return 0 if fault is None and test.status == "pass" else 3
 
@@ -279,5 +279,5 @@ def _alive(pid: int) -> bool:
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "child":
         sys.exit(_child(json.loads(sys.argv[2])))
-    print("usage: python -m kernels.profile_gpu child JOB_JSON", file=sys.stderr)
+    print("usage: python -m kernels.profile.gpu child JOB_JSON", file=sys.stderr)
     sys.exit(2)

@@ -122,7 +122,7 @@ def count(program: Any, launches: list[Any], buffers: dict[str, Any], timeout_s:
 
     Uses the emulator backend's own wire format and process (the learner's
     program stays in its sandbox); the answer carries no buffers (kdojo_host.cpp)."""
-    from kernels.emu import backend as emu
+    from kernels.emu import target as emu
 
     per_launch = [int(np.prod(l.grid)) if sample_blocks < 2 else min(int(np.prod(l.grid)), sample_blocks)
                   for l in launches]

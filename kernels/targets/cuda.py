@@ -1,4 +1,5 @@
-"""The `cuda` backend: NVRTC CUBIN loaded with CuPy, launches on one stream.
+"""The `cuda` target: a GPU. A language's binary (NVRTC's CUBIN, Triton's cubins)
+loaded with CuPy, launches on one stream.
 
 cupy is imported only here and in the timing modules, so `kernels` imports
 on machines without it. A sticky CUDA error (illegal address, launch failure …)
@@ -15,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from kernels.backend import BuildError, Diagnostic, GuardedArray, Launch, Program, RunOutcome, \
-    RuntimeFault
-from kernels.compile import compile_submission
+from kernels.targets.base import BuildError, Diagnostic, GuardedArray, Launch, Program, RunOutcome, \
+    RuntimeFault, Target
 from kernels.nvrtc import compile_program
 from kernels.spec import SCALAR_CTYPES, Exercise
 
@@ -47,25 +47,27 @@ class SharedMemoryLimit(RuntimeError):
     """A launch asks for more shared memory than the device gives one block."""
 
 
-class CudaBackend:
+class CudaTarget(Target):
     name = "cuda"
-    supports_timing = True
+    timed = True
 
     def __init__(self, capture: Any = None) -> None:
-        self.capture = capture  # kernels.capture.OutputCapture or None
+        super().__init__(capture)
         self._props: dict[str, Any] | None = None
         self.flusher: Any = None  # kernels.timing.L2Flusher, made by warm()
         self._pci: str | None = None
         self._poison: Any = None  # the loaded kdojo_poison_shared, or False where it cannot run
 
     # -- device ---------------------------------------------------------
-    def available(self) -> bool:
+    def unavailable_reason(self) -> str | None:
         try:
             import cupy
 
-            return cupy.cuda.runtime.getDeviceCount() > 0
-        except Exception:
-            return False
+            if cupy.cuda.runtime.getDeviceCount() > 0:
+                return None
+        except Exception:  # noqa: BLE001 — no driver, no cupy: the same one line
+            pass
+        return "no CUDA GPU (with cupy) is visible"
 
     def preload(self) -> None:
         """Imports only: no CUDA call, so no context and no GPU work yet."""
@@ -161,10 +163,15 @@ class CudaBackend:
         return {"name": name.decode() if isinstance(name, bytes) else str(name), **sample(self._pci)}
 
     # -- build ----------------------------------------------------------
-    def build(self, exercise: Exercise, source: str, constants: dict[str, int]) -> Program:
-        compiled = compile_submission(source, exercise, self.arch)  # memoised: no second compile
+    def build(self, exercise: Exercise, source: str, compiled: Any) -> Program:
+        """Load the compile result's binary: NVRTC's CUBIN for CUDA; for another language
+        its own loader (Triton: the cubins of `compiled.artifact`, kernels/triton/gpu.py)."""
         if not compiled.ok:
             raise BuildError(compiled.diagnostics, compiled.log)
+        if compiled.language == "triton":
+            from kernels.triton.gpu import load_program  # the Triton GPU path (#29), imported lazily
+
+            return load_program(self, compiled)
         kernels = tuple(k.name for k in exercise.kernels)
         try:
             return self._load(compiled.cubin, kernels)
@@ -218,8 +225,7 @@ class CudaBackend:
             return RunOutcome(buffers, self._output(), fault=classify(exc))
         return RunOutcome(buffers, self._output())
 
-    @staticmethod
-    def learner_fault(exc: BaseException) -> RuntimeFault:
+    def learner_fault(self, exc: BaseException) -> RuntimeFault | None:
         """A fault raised outside run() (the benchmark's timed calls, #27): the learner's
         CUDA error as a RuntimeFault; anything else re-raised (ours)."""
         return classify(exc, poisoned=True)

@@ -14,7 +14,7 @@ test case instead (pick_case; caveat "counted_test_case"). NVRTC compiles the
 source for the reference GPU (sm_90) with `ptxas -v` for registers, shared
 memory, stack and spills. Nothing here
 can change a verdict: any failure gives no profile (and a log line), never an
-error. On a GPU with `ncu`, kernels/profile_gpu.py measures the largest test
+error. On a GPU with `ncu`, kernels/profile/gpu.py measures the largest test
 case instead (within its own time budget).
 
 Staff switches: KDOJO_PROFILE=0 turns profiling off everywhere; a spec's
@@ -30,16 +30,17 @@ from typing import Any
 
 import numpy as np
 
-from kernels import profile as prof
-from kernels import profile_emu, profile_model, settings
+from kernels import settings, targets
 from kernels.buffers import make_guarded
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
+from kernels.profile import doc as prof, emu as profile_emu, gpu as profile_gpu, model as profile_model
+from kernels.profile.findings import findings
 from kernels.spec import Exercise
 
 log = logging.getLogger(__name__)
 PTXAS_OPTIONS = ["-lineinfo", "-std=c++17", "-default-device", "-Xptxas", "-v"]  # as kernels/compile.py
 # The emulator's reference GPU is an H100 compiled for sm_90; on a GPU the resources come from
-# the arch the judge runs there (sm_90a on an H100: kernels/cuda_backend.py device_arch), so a
+# the arch the judge runs there (sm_90a on an H100: kernels/targets/cuda.py device_arch), so a
 # kernel guarded by __CUDA_ARCH_FEAT_SM90_ALL (wgmma, setmaxnreg) is reported with the registers
 # of the code that really runs, not of its fallback.
 REFERENCE_ARCH = "sm_90"
@@ -50,14 +51,20 @@ def switched_on() -> bool:
     return settings.value("KDOJO_PROFILE")
 
 
+def measured_by(target_name: str | None) -> str | None:
+    """Who measures a profile on the target `target_name`: "ncu" on a GPU that has it,
+    "emulator" on the CPU, None where no profile is made."""
+    if target_name not in targets.CONCRETE:
+        return None
+    if not targets.timed(target_name):
+        return "emulator"
+    return "ncu" if profile_gpu.ncu_path() is not None else None
+
+
 def enabled(exercise: Exercise, backend_name: str) -> bool:
     if not switched_on() or not exercise.profile_enabled:
         return False
-    if backend_name == "cuda":
-        from kernels.profile_gpu import ncu_path
-
-        return ncu_path() is not None
-    return backend_name == "emu"
+    return measured_by(backend_name) is not None
 
 
 def _gpu_case(exercise: Exercise, constants: dict[str, int]) -> int:
@@ -67,16 +74,14 @@ def _gpu_case(exercise: Exercise, constants: dict[str, int]) -> int:
 
 def _gpu_arch(backend: Any) -> str:
     """The arch the judge builds for on this GPU (resources and the child's compile alike)."""
-    return getattr(backend, "arch", None) or REFERENCE_ARCH
+    return backend.arch or REFERENCE_ARCH
 
 
 def start_gpu_profile(exercise: Exercise, source: str, backend: Any, constants: dict[str, int],
                       seed: int) -> Any:
-    """Start the ncu child before the benchmark (kernels.profile_gpu.start_profile), or None.
+    """Start the ncu child before the benchmark (kernels.profile.gpu.start_profile), or None.
     The caller hands it to profile_attempt, or cancels it."""
-    from kernels.profile_gpu import start_profile
-
-    return start_profile(exercise, source, _gpu_case(exercise, constants), seed, exercise.lesson_dir.parent,
+    return profile_gpu.start_profile(exercise, source, _gpu_case(exercise, constants), seed, exercise.lesson_dir.parent,
                          _gpu_arch(backend))
 
 
@@ -86,17 +91,15 @@ def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
     """The profile for an accepted attempt on either backend, or None. `benchmark` (the
     judge run's benchmark section, GPU only) gives the roofline's measured points;
     `pending`, an ncu child started earlier (start_gpu_profile), is released and used."""
-    if backend.name == "emu":
+    if not backend.timed:  # the CPU: the emulator's counts and the model's estimate
         return profile_emulated(exercise, source, backend, program, constants, seed)
-    from kernels.profile_gpu import profile_on_gpu
-
     index = pending.case_index if pending is not None else _gpu_case(exercise, constants)
     measured: dict[str, Any] = {}
     res = resources(source, exercise, constants, _gpu_arch(backend))
     if pending is not None:
         doc = pending.finish(res, measured=measured)
     else:
-        doc = profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent, res, measured=measured)
+        doc = profile_gpu.profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent, res, measured=measured)
     if doc is not None:
         try:
             roof = gpu_roofline(exercise, constants, exercise.tests[index], measured.get("dram_bytes"), benchmark)
@@ -280,8 +283,6 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
         res = pending.result()
     sectors = profile_model.footprint_bytes(exercise, env_for(case, constants)) / 32
     counts = [profile_emu.sample_scaled(c, int(np.prod(l.grid)), max_sectors=sectors) for c, l in zip(ran, launches)]
-    from kernels.profile_findings import findings
-
     card = prof.GPUS[profile_model.gpu_name()]  # the card modelled ($KDOJO_PROFILE_GPU, #26)
     kernels = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel),
                                  prof.metrics_from_counts(c), card) for l, c in zip(launches, counts)]
@@ -314,11 +315,5 @@ def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any
 
 def status(backend_name: str | None) -> dict[str, Any]:
     """For /api/status: whether attempts get a profile here, and who measures it."""
-    on = switched_on()
-    if backend_name == "cuda":
-        from kernels.profile_gpu import ncu_path
-
-        found = ncu_path() is not None
-        return {"enabled": on and found, "source": "ncu" if found else None, "ncu": found}
-    return {"enabled": on and backend_name == "emu", "source": "emulator" if backend_name == "emu" else None,
-            "ncu": False}
+    source = measured_by(backend_name)
+    return {"enabled": switched_on() and source is not None, "source": source, "ncu": source == "ncu"}

@@ -1,6 +1,6 @@
 """The emulator's estimated time and the roofline coordinates (#16).
 
-The emulator counts what a kernel does (kernels/profile_emu.py) but cannot
+The emulator counts what a kernel does (kernels/profile/emu.py) but cannot
 time it. From those counts and a small model of a reference GPU this module
 gives an ESTIMATE of the kernel's time on that GPU at the exercise's largest
 benchmark size, always labelled "estimate", with the model's measured
@@ -36,7 +36,7 @@ The launches' times add up; where the exercise has a flop model the total is at
 least flops ÷ the FP32 (or, for a source using tensor cores, FP16 tensor) peak.
 
 Scaling. The emulator counts a sample of a benchmark case's blocks, scaled to
-its grid (kernels/profile_run.py, #26), or, where it cannot, one small test
+its grid (kernels/profile/run.py, #26), or, where it cannot, one small test
 case; the counts are multiplied by `scale` = the exercise's byte model at the
 largest benchmark case ÷ at the counted case (1 when that is the one counted;
 the flop model where there is no byte model; the launched threads where there
@@ -448,12 +448,12 @@ _MEASURED: dict[str, dict[str, Any]] = {}
 
 def measured_h100() -> dict[str, dict[str, Any]]:
     """Reference and framework times measured on an H100 at the largest benchmark case
-    (kernels/profile_h100.json, written from bench/profile_agreement.py's times.jsonl)."""
+    (kernels/profile/h100.json, written from bench/profile_agreement.py's times.jsonl)."""
     if not _MEASURED:
         import json
         from pathlib import Path
 
-        path = Path(__file__).with_name("profile_h100.json")
+        path = Path(__file__).with_name("h100.json")
         _MEASURED.update(json.loads(path.read_text()) if path.exists() else {"": {}})
     return _MEASURED
 

@@ -1,4 +1,7 @@
-"""The `emu` backend: CUDA C kernels on the CPU, with checks a GPU cannot make.
+"""The `emu` target: kernels on the CPU, with checks a GPU cannot make. CUDA C is
+built and run here; another language's compile result is handed to that language's
+own CPU runner (Triton: its interpreter, kernels/triton/interp.py), whose program
+runs itself (`Program.handle.run`).
 
 build()  checks and rewrites the source (kernels/emu/source.py), adds the
          kernel table (launcher.py) and compiles two programs with g++
@@ -7,12 +10,12 @@ run()    sends the case to the `fast` program (one long-lived, sandboxed
          process per submission, see process.py) and, for small cases, to the
          `check` program in adversarial order (threads and blocks reversed).
          The verdict comes from the fast run's buffers, checked by the judge
-         like any backend's; the check run adds diagnostics (out-of-bounds
+         like any target's; the check run adds diagnostics (out-of-bounds
          accesses, data races, with the learner's lines). A data race — found
          by the checker or by a result that changes with the order — fails
          the case as a wrong answer: on a GPU its result is luck.
 
-Timings are not representative here; `supports_timing` is False and the
+Timings are not representative here; `timed` is False and the
 result says so.
 """
 
@@ -32,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from kernels import settings
-from kernels.backend import (BackendUnavailable, BuildError, Diagnostic, GuardedArray, Launch, Program, RunDiagnostic,
-                             RunOutcome, RuntimeFault, unique_diagnostics)
+from kernels.targets.base import (BuildError, Diagnostic, GuardedArray, Launch, Program, RunDiagnostic, RunOutcome,
+                                  RuntimeFault, Target, TargetUnavailable, unique_diagnostics)
 from kernels.emu import build as toolchain
 from kernels.emu import launcher
 from kernels.emu import jail, objcheck, preprocessed
@@ -188,11 +191,19 @@ def _close(processes: dict[str, ProgramProcess], work_dir: Path, compiles: list 
     shutil.rmtree(work_dir, ignore_errors=True)
 
 
-class EmuBackend:
+class EmuTarget(Target):
     name = "emu"
     arch: str | None = None
-    supports_timing = False
+    timed = False
     _started: float | None = None  # start_submission's clock, for the next build
+
+    @classmethod
+    def check_settings(cls) -> None:
+        """A bad $KDOJO_EMU_BUDGET_S or $KDOJO_PROFILE_GPU (#26) is refused now (ValueError)."""
+        from kernels.profile.model import gpu_name
+
+        budget_s()
+        gpu_name()
 
     def submission_budget_s(self) -> float:
         """A submission's wall budget (budget_s()); a trusted tool judging the lessons' own
@@ -205,9 +216,6 @@ class EmuBackend:
         NVRTC's check counts. A build without it (our own tools: the speed and
         profile benches, tests that run one program for minutes) has no budget."""
         self._started = time.monotonic() if started is None else started
-
-    def available(self) -> bool:
-        return self.unavailable_reason() is None
 
     def unavailable_reason(self) -> str | None:
         """One line for the operator when the emulator cannot judge here: no toolchain,
@@ -237,11 +245,21 @@ class EmuBackend:
         return {"name": f"CPU emulator ({platform.machine()}, {os.cpu_count()} cores)",
                 "sm_clock_mhz": None, "temp_c": None}
 
-    def build(self, exercise: Any, source: str, constants: dict[str, int]) -> Program:
+    def build(self, exercise: Any, source: str, compiled: Any) -> Program:
+        """Build the accepted compile result `compiled` of `source` (kernels.compile.CompileResult:
+        CUDA's #define constants, or another language's artifact). Raises BuildError."""
+        if compiled.language == "triton":
+            from kernels.triton.interp import build_program  # the Triton interpreter (#29), imported lazily
+
+            self._started = None
+            return build_program(exercise, source, compiled, self)
+        if not compiled.ok:
+            raise BuildError(compiled.diagnostics, compiled.log)
         started, self._started = self._started, None  # this submission's clock, used once
+        constants = compiled.constants
         refused = jail.refusal()
         if refused:  # the judge refuses at start-up; this is the second line of that defence
-            raise BackendUnavailable(refused)
+            raise TargetUnavailable(refused)
         try:
             learner = prepare(source)
             # Inside the handler too: it reads the raw source's #includes, and what it
@@ -277,6 +295,8 @@ class EmuBackend:
 
     def run(self, program: Program, launches: list[Launch], buffers: dict[str, GuardedArray],
             timeout_s: float) -> RunOutcome:
+        if hasattr(program.handle, "run"):  # a language's own runner (Triton's interpreter)
+            return program.handle.run(launches, buffers, timeout_s)
         try:
             return self._run(program, launches, buffers, timeout_s)
         except _BudgetSpent:

@@ -1,5 +1,5 @@
 """One to three plain findings from a profile (#16), each a message code with
-parameters (kernels/result.py MESSAGE_CODES, translated by the web) and the
+parameters (kernels/contract.py MESSAGE_CODES, translated by the web) and the
 lesson that teaches the fix. Thresholds are deliberately coarse: a finding is
 said only when the counts leave no doubt (half again the ideal, or worse)."""
 

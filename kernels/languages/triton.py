@@ -1,0 +1,46 @@
+"""Triton: the learner's `.triton.py` is compiled in a sandbox (kernels/triton/compile.py:
+the GPU's cubins, or Triton's front end only for the CPU target) and its launches come
+from the learner's `launch_<kernel>` functions, evaluated there per case
+(kernels/triton/launches.py). The pieces are imported when first used: where they
+are not installed, an attempt ends `rejected` (`language_unavailable`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernels.compile import CompileResult
+from kernels.languages import part
+from kernels.spec import Exercise
+from kernels.targets.base import Launch
+
+name = "triton"
+title = "Triton"
+suffix = ".triton.py"
+editor_mode = "python"
+profiled = False  # TODO(#29): the profiler reads CUDA only (ncu of a Triton binary, the emulator)
+
+
+def compile(source: str, exercise: Exercise, target_name: str, arch: str | None) -> CompileResult:
+    """Compile for every case the judge may run (the tests and the benchmark's sizes):
+    the learner's launch functions are called there, in the sandbox, once per case."""
+    compiler = part("kernels.triton.compile")
+    return compiler.compile_triton(source, exercise, target_name, arch, judged_cases(exercise))
+
+
+def launches(exercise: Exercise, compiled: CompileResult, env: dict[str, Any]) -> list[Launch]:
+    return part("kernels.triton.launches").triton_launches(exercise, compiled, env)
+
+
+def tolerance(exercise: Exercise) -> tuple[float, float]:
+    """[triton] rtol/atol where given, else the exercise's [check]."""
+    spec = exercise.triton
+    rtol = spec.rtol if spec is not None and spec.rtol is not None else exercise.rtol
+    atol = spec.atol if spec is not None and spec.atol is not None else exercise.atol
+    return rtol, atol
+
+
+def judged_cases(exercise: Exercise) -> list[dict[str, Any]]:
+    """Each case's values (dims and params) the judge may run, tests first, each once."""
+    cases = list(exercise.tests) + list(exercise.benchmark.cases if exercise.benchmark else ())
+    unique = {case.values: dict(case.values) for case in cases}
+    return list(unique.values())
