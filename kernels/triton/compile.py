@@ -256,7 +256,7 @@ def _run_child(text: str, exercise: Exercise, request: dict[str, Any], started: 
         raise jail.Unavailable("the Triton compile step did not start: "
                                + outcome.stderr.decode(errors="replace").strip()[-500:])
     answer = outcome.stdout[len(STARTED):]
-    if outcome.limited:
+    if outcome.timed_out or (outcome.returncode != 0 and outcome.limited):
         problem = Diagnostic(0, 0, "error", msg.compile_limit(seconds, memory >> 20))
         return _failed("compile_error", started, [problem], limited=True, toolchain=toolchain)
     sig = outcome.signal

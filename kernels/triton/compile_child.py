@@ -72,6 +72,9 @@ def main() -> int:
         answer = compile_request(request)
     except Refusal as exc:
         answer = {"error": exc.fields}
+    except MemoryError:  # the address-space limit: ours to report, as the trusted side reads it
+        sys.stderr.write("MemoryError\n")
+        return 3
     with os.fdopen(answer_fd, "w", encoding="utf-8") as out:
         json.dump(answer, out)
     return 0
@@ -122,6 +125,8 @@ def import_learner(path: str):
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise Refusal("syntax", exc.lineno or 0, exc.offset or 0, exc.msg) from None
+    except MemoryError:
+        raise
     except BaseException as exc:  # noqa: BLE001 — SystemExit, KeyboardInterrupt: the learner's too
         raise Refusal("import", learner_line(exc, path), 0, describe(exc)) from None
     return module
@@ -170,6 +175,8 @@ def call_launcher(fn, launcher, path: str, values: dict):
                 raise Refusal("launch_unknown_arg", line, 0, p.name, name=name, arg=p.name)
     try:
         got = launcher(**kwargs)
+    except MemoryError:
+        raise
     except BaseException as exc:  # noqa: BLE001
         raise Refusal("launch_raised", learner_line(exc, path) or line, 0, describe(exc), name=name) from None
     if type(got) is not dict:
@@ -235,7 +242,11 @@ def compile_binary(module, path: str, fn, types: tuple, meta: dict, num_warps: i
                     "global_scratch_align": 1, "profile_scratch_size": 0, "profile_scratch_align": 1, "cubin": ""}
         compiled = triton.compile(source, target=gpu, options=options)
     except CompilationError as exc:
+        if any(isinstance(e, MemoryError) for e in chain(exc)):
+            raise MemoryError from None
         raise compile_refusal(exc, module, path) from None
+    except MemoryError:
+        raise
     except BaseException as exc:  # noqa: BLE001 — ptxas, an MLIR pass, a learner's monkeypatch
         raise Refusal("compile", learner_line(exc, path) or def_line(fn), 0, backend_message(exc),
                       name=fn.__name__) from None
@@ -274,6 +285,16 @@ def front_end(source: ASTSource, target: GPUTarget, options: dict) -> None:
     stages["ttir"](module, {})
 
 
+def chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and its causes, outermost first (a bounded walk)."""
+    out: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(out) < 64:
+        out.append(current)
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+    return out
+
+
 def compile_refusal(exc: CompilationError, module, path: str) -> Refusal:
     """The innermost error of a chain (a call into another @triton.jit function wraps the
     callee's error in one at the call), placed on the learner's line."""
@@ -286,10 +307,7 @@ def compile_refusal(exc: CompilationError, module, path: str) -> Refusal:
                 continue
     line = column = 0
     message = ""
-    current: BaseException | None = exc
-    seen = 0
-    while current is not None and seen < 64:
-        seen += 1
+    for current in chain(exc):
         if isinstance(current, CompilationError):
             node_line = getattr(current.node, "lineno", None)
             if current.src in sources and node_line:
@@ -299,7 +317,6 @@ def compile_refusal(exc: CompilationError, module, path: str) -> Refusal:
                 message = str(current.error_message)
         elif not message:
             message = describe(current)
-        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
     return Refusal("triton", line, column, message or type(exc).__name__)
 
 

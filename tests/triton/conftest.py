@@ -21,6 +21,7 @@ def sandbox() -> None:
 
 REPO = Path(__file__).resolve().parents[2]
 SAXPY = REPO / "lessons" / "01-elementwise" / "exercises" / "saxpy"
+SOFTMAX_DIR = REPO / "lessons" / "04-row-reductions" / "exercises" / "softmax"
 TRITON_SAXPY = '''
 [triton]
 hints = { ko = ["프로그램 하나가 원소 BLOCK개를 맡습니다."], en = ["One program handles BLOCK elements."] }
