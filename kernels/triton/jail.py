@@ -216,11 +216,15 @@ def python_launch(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: i
     layer = "" if spawn else seccomp.no_exec_filter().hex()
     ours = [Path(script), *map(Path, read_only)]
     # TRITON_BACKENDS_IN_TREE: Triton finds its backends in its own folder (the sandbox
-    # shows no package metadata, so entry points find none)
+    # shows no package metadata, so entry points find none). TRITON_ALWAYS_COMPILE: never
+    # a cache hit, and the cache is private to the run (the sandbox's own /tmp; unsandboxed,
+    # the work folder), so no submission compiles with another's files.
     env = {"HOME": "/tmp", "TMPDIR": "/tmp", "TRITON_HOME": "/tmp", "TRITON_CACHE_DIR": "/tmp/triton-cache",
-           "TRITON_BACKENDS_IN_TREE": "1",
-           "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
+           "TRITON_BACKENDS_IN_TREE": "1", "TRITON_ALWAYS_COMPILE": "1", "LANG": "C.UTF-8",
+           "PATH": "/usr/bin:/bin"}
     if not current.sandboxed:
+        private = str(work_dir)
+        env.update(HOME=private, TMPDIR=private, TRITON_HOME=private, TRITON_CACHE_DIR=f"{private}/triton-cache")
         paths = sorted({str(Path(p).parent) for _, p in found.packages} | {str(p.resolve().parent) for p in ours})
         argv = [found.executable, "-I", "-S", "-c", _BOOT, str(len(paths)), *paths, layer,
                 str(Path(script).resolve()), *args]

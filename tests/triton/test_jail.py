@@ -56,8 +56,8 @@ def test_the_host_files_network_and_our_folders_are_out_of_reach(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.decode().splitlines()
     assert all(line.endswith(" False") for line in lines[:6]), lines
-    assert lines[6] == "env ['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR', 'TRITON_BACKENDS_IN_TREE', 'TRITON_CACHE_DIR', " \
-                       "'TRITON_HOME']"
+    assert lines[6] == "env ['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR', 'TRITON_ALWAYS_COMPILE', " \
+                       "'TRITON_BACKENDS_IN_TREE', 'TRITON_CACHE_DIR', 'TRITON_HOME']"
     assert lines[7] == "socket 1"  # EPERM
     assert len(lines) == 8  # nothing was written outside the work folder
 
