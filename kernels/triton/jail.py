@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Sequence
 
 from kernels import settings
+from kernels.backend import BackendUnavailable
 from kernels.emu import jail as emu_jail
 from kernels.triton import seccomp
 
@@ -91,8 +92,8 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 BOOT_FAILED = 97  # the bootstrap could not install the no-exec layer: the machine's fault
 
 
-class Unavailable(RuntimeError):
-    """No sandbox or no Triton here; str() is one line for the operator."""
+class Unavailable(BackendUnavailable):
+    """No sandbox or no Triton here; str() is one line for the operator (never the learner's)."""
 
 
 @dataclass(frozen=True)
@@ -230,10 +231,18 @@ def python_launch(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: i
                 str(Path(script).resolve()), *args]
         setup = emu_jail._child_setup(limits, task_count, current.as_nobody, emu_jail._Fprog(outer))
         return _Launch(argv, setup, env=env, cwd=str(work_dir))
-    shown = [found.prefix, *_library_dirs(), *(p for _, p in found.packages), *map(str, ours), str(work_dir)]
     if current.as_nobody:
-        for path in shown:
+        for path in [found.prefix, *_library_dirs(), *(p for _, p in found.packages), *map(str, ours), str(work_dir)]:
             _reachable(path)
+    filter_fd = _seccomp_fd(outer)
+    argv = [*_bwrap_args(found, ours, work_dir, writable, env), "--seccomp", str(filter_fd), "--",
+            found.executable, "-I", "-S", "-c", _BOOT, "2", SITE, LIB, layer, f"{LIB}/{Path(script).name}", *args]
+    return _Launch(argv, emu_jail._child_setup(limits, task_count, current.as_nobody, None), (filter_fd,),
+                   env={}, cwd="/")
+
+
+def _bwrap_args(found: Runtime, ours: list[Path], work_dir: Path, writable: bool, env: dict[str, str]) -> list[str]:
+    """bubblewrap's options: what the sandbox shows, where, and its environment."""
     bw = [emu_jail.bwrap_path() or "bwrap", *emu_jail._base_args(), "--ro-bind", found.prefix, found.prefix]
     for d in _library_dirs():
         bw += ["--ro-bind", d, d]
@@ -251,12 +260,7 @@ def python_launch(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: i
            "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", WORK]
     for key, value in env.items():
         bw += ["--setenv", key, value]
-    filter_fd = _seccomp_fd(outer)
-    bw += ["--seccomp", str(filter_fd)]
-    argv = [*bw, "--", found.executable, "-I", "-S", "-c", _BOOT, "2", SITE, LIB, layer,
-            f"{LIB}/{Path(script).name}", *args]
-    return _Launch(argv, emu_jail._child_setup(limits, task_count, current.as_nobody, None), (filter_fd,),
-                   env={}, cwd="/")
+    return bw
 
 
 @dataclass
