@@ -203,11 +203,12 @@ def _seccomp_fd(blob: bytes) -> int:
 
 def python_launch(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: int, memory_bytes: int,
                   spawn: bool, writable: bool = True, read_only: Sequence[Path] = (),
-                  tasks: int | None = None) -> emu_jail.Launch:
+                  tasks: int | None = None, extra_env: dict[str, str] | None = None) -> emu_jail.Launch:
     """The command and child set-up that run `script` (ours) with `args` in the sandbox.
     The program's current folder is the work folder (its own files are named relative
     to it); `read_only` files and folders of ours are importable beside the script.
-    `spawn`: it may start other programs (the compile step's ptxas)."""
+    `spawn`: it may start other programs (the compile step's ptxas). `extra_env`: more
+    variables of ours (e.g. TRITON_INTERPRET=1)."""
     found = runtime()
     current = emu_jail.mode()
     # FILE_BYTES even for a read-only work folder: /tmp (a bounded tmpfs) is writable
@@ -222,7 +223,7 @@ def python_launch(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: i
     # the work folder), so no submission compiles with another's files.
     env = {"HOME": "/tmp", "TMPDIR": "/tmp", "TRITON_HOME": "/tmp", "TRITON_CACHE_DIR": "/tmp/triton-cache",
            "TRITON_BACKENDS_IN_TREE": "1", "TRITON_ALWAYS_COMPILE": "1", "LANG": "C.UTF-8",
-           "PATH": "/usr/bin:/bin"}
+           "PATH": "/usr/bin:/bin", **(extra_env or {})}
     if not current.sandboxed:
         private = str(work_dir)
         env.update(HOME=private, TMPDIR=private, TRITON_HOME=private, TRITON_CACHE_DIR=f"{private}/triton-cache")
@@ -377,7 +378,7 @@ def kill(proc: subprocess.Popen) -> None:
 
 def start_server(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: int, memory_bytes: int,
                  spawn: bool = False, read_only: Sequence[Path] = (), writable: bool = False,
-                 stderr=subprocess.PIPE) -> subprocess.Popen:
+                 extra_env: dict[str, str] | None = None, stderr=subprocess.PIPE) -> subprocess.Popen:
     """Start `script` as a long-lived program speaking on its stdin/stdout pipes. By
     default it may start no other program or process (seccomp kills it if it tries) and
     may not write its work folder. Stop it with `kill(proc)`."""
@@ -385,7 +386,7 @@ def start_server(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: in
     if why:
         raise Unavailable(why)
     launch = python_launch(script, args, work_dir, cpu_s=cpu_s, memory_bytes=memory_bytes, spawn=spawn,
-                           writable=writable, read_only=read_only)
+                           writable=writable, read_only=read_only, extra_env=extra_env)
     return _spawn(launch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
 
 
