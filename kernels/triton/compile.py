@@ -436,8 +436,9 @@ _ERRORS: dict[str, Any] = {
     "too_many_binaries": lambda name, e, r: msg.too_many_binaries(MAX_BINARIES),
     "triton": lambda name, e, r: msg.compile_error(e.detail),  # Triton's own words
     "compile": lambda name, e, r: msg.compile_error(e.detail),
+    "interfered": lambda name, e, r: msg.compile_interfered(),  # triton.compile's result was not Triton's
 }
-_UNNAMED = ("syntax", "import", "triton", "too_many_binaries")  # errors of no kernel in particular
+_UNNAMED = ("syntax", "import", "triton", "too_many_binaries", "interfered")  # errors of no kernel in particular
 
 
 class _ErrorFields:
@@ -462,7 +463,8 @@ def _parse_error(error: Any, request: dict[str, Any], source_lines: int) -> tupl
     _expect(type(name) is str, "name")
     _expect(kind in _UNNAMED or name in [launch["kernel"] for launch in request["launches"]], "error's kernel")
     message = _ERRORS[kind](name, _ErrorFields(error), request)
-    return Diagnostic(line if line <= source_lines else 0, column, "error", message), "compile_error"
+    status = "rejected" if kind == "interfered" else "compile_error"
+    return Diagnostic(line if line <= source_lines else 0, column, "error", message), status
 
 
 def _kernel_params(name: str, fields: _ErrorFields, request: dict[str, Any]) -> Message:

@@ -177,14 +177,16 @@ def test_monkeypatching_triton_cannot_forge_a_binary(saxpy_exercise) -> None:
 
 class _Forged:
     class metadata:
-        name, shared, global_scratch_size, global_scratch_align = "saxpy", 10**9, 0, 1
+        name, shared, global_scratch_size, global_scratch_align, num_warps = "saxpy", 10**9, 0, 1, 4
     asm = {"ptx": ".visible .entry saxpy(.param .u64 a)", "cubin": b"\\x7fELF" + b"\\0" * 64}
 
 
 triton.compile = lambda *args, **kwargs: _Forged()
 '''
     result = compile_triton(source, saxpy_exercise, "gpu", "sm_90")
-    assert result.status == "rejected" and code(result) == "triton_compile_interfered"
+    assert result.status == "rejected" and code(result) == "triton_compile_interfered"  # the parser refused it
+    junk = compile_triton(source.replace("_Forged()", "object()"), saxpy_exercise, "gpu", "sm_90")
+    assert junk.status == "rejected" and code(junk) == "triton_compile_interfered"  # the child could not read it
 
 
 def test_a_file_that_exits_gets_a_verdict(saxpy_exercise) -> None:
