@@ -133,3 +133,16 @@ def test_one_field_of_an_error_changed(path: tuple, value: Any) -> None:
               "got": st.integers(-1, 8), "arg": st.text(max_size=120), "key": st.text(max_size=120)}))
 def test_every_error_kind(error: dict) -> None:
     judged({"error": error})
+
+
+def test_a_coded_diagnostic_reaches_the_result_document() -> None:
+    from kernels.result import build, validate
+
+    error = parse_answer(json.dumps(ERROR).encode(), REQUEST, LINES)
+    doc = build(exercise="elementwise.saxpy", backend="cuda", verdict="compile_error", message="compilation failed",
+                compile_=error.to_dict())
+    assert validate(doc) == []
+    [diagnostic] = doc["compile"]["diagnostics"]
+    assert diagnostic["message_code"] == "triton_launch_num_warps"
+    assert diagnostic["message_params"] == {"launcher": "launch_saxpy", "value": "3"}
+    assert type(diagnostic["message"]) is str
