@@ -23,6 +23,10 @@ walls (kernels/emu/jail.py; its pieces are reused):
 * the interpreter runs with `-I -S`: no environment variables, no user or system
   site folder, no `.pth` hooks; the bootstrap puts the package folders on sys.path.
 
+The compile step must start Triton's ptxas, so its outer filter lets it fork and exec:
+a learner's fork there is bounded by the task limit (ROOM_TASKS) and ended with the
+whole pid namespace at the wall time. A server (`spawn=False`) can do neither.
+
 Fail closed: where bubblewrap cannot build the sandbox the emulator's `refusal()`
 says why and nothing runs, unless KDOJO_EMU_UNSANDBOXED=1, where the same rlimits
 and filters hold without the namespaces (then the interpreter and the package
