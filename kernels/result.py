@@ -109,8 +109,6 @@ def _validate_compile(errors: list[str], compile_: Any) -> None:
         for d in compile_["diagnostics"]:
             _expect(errors, isinstance(d, dict) and {"line", "column", "severity", "message"} <= set(d),
                     "compile diagnostics need line, column, severity, message")
-            if isinstance(d, dict):
-                _validate_code(errors, d, "compile.diagnostics: ")
 
 
 def _validate_tests(errors: list[str], tests: Any) -> None:

@@ -126,14 +126,17 @@ def default_cases(exercise: Exercise) -> tuple[Case, ...]:
     return tuple(exercise.tests) + (tuple(exercise.benchmark.cases) if exercise.benchmark else ())
 
 
-def compile_triton(source: str | bytes, exercise: Exercise, target: str = "gpu", arch: str | None = "sm_90",
-                   cases: Iterable[Case] | None = None) -> CompileResult:
-    """Compile `source` for `target` ("gpu": a cubin for `arch`; "emu": Triton's front end
-    only). Results are memoised (the same source, exercise, target and cases)."""
+def compile_triton(source: str | bytes, exercise: Exercise, target: str = "cuda", arch: str | None = "sm_90",
+                   cases: Iterable[Case | dict[str, Any]] | None = None) -> CompileResult:
+    """Compile `source` for `target` ("cuda" or "gpu": a cubin for `arch`; "emu": Triton's
+    front end only) and every case of `cases` (Case objects or their value dicts; default:
+    the tests and the benchmark's). Results are memoised (the same source, exercise,
+    target and cases)."""
     started = time.perf_counter()
     if exercise.triton is None:
         raise ValueError(f"{exercise.id} has no [triton] section")
-    cases = tuple(default_cases(exercise) if cases is None else cases)
+    cases = tuple(c if isinstance(c, Case) else Case(tuple(c.items()), "")
+                  for c in (default_cases(exercise) if cases is None else cases))
     mode = "ttir-only" if target in ("emu", "cpu") or arch is None else arch.replace("compute_", "sm_")
     if mode != "ttir-only" and not _ARCH.match(mode):
         raise ValueError(f"unknown arch {arch!r}")

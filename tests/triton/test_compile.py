@@ -48,7 +48,8 @@ def test_saxpy_compiles_to_cubins_with_a_plan_for_every_case(saxpy_exercise) -> 
 
 def test_a_row_softmax_with_loops_and_reductions_compiles(tmp_path: Path) -> None:
     exercise = scratch_triton_exercise(tmp_path, TRITON_SOFTMAX, SOFTMAX_DIR)
-    result = compile_triton(SOFTMAX, exercise, "gpu", "sm_90a")
+    cases = [dict(case.values) for case in default_cases(exercise)]  # value dicts do as well as Cases
+    result = compile_triton(SOFTMAX, exercise, "cuda", "sm_90a", cases)
     assert result.ok, result.log
     [binary] = result.artifact.binaries  # one BLOCK for every size: one binary
     assert binary.signature == ("*fp32", "*fp32", "i32", "i32") and binary.num_warps == 8
