@@ -53,9 +53,13 @@ from pathlib import Path
 from typing import Sequence
 
 from kernels import settings
-from kernels.backend import BackendUnavailable
 from kernels.emu import jail as emu_jail
 from kernels.triton import seccomp
+
+try:  # the target registry's "cannot run here" (kernels/targets/ once the language seam is in)
+    from kernels.targets.base import TargetUnavailable as _NotHere
+except ImportError:
+    from kernels.backend import BackendUnavailable as _NotHere
 
 PYTHON_ENV = "KDOJO_TRITON_PYTHON"  # the interpreter that has Triton (default: the judge's own)
 PACKAGES = ("triton", "numpy")  # the third-party packages a sandboxed program may import
@@ -96,7 +100,7 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 BOOT_FAILED = 97  # the bootstrap could not install the no-exec layer: the machine's fault
 
 
-class Unavailable(BackendUnavailable):
+class Unavailable(_NotHere):
     """No sandbox or no Triton here; str() is one line for the operator (never the learner's)."""
 
 
