@@ -69,6 +69,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("KDOJO_EMU_CXX", "emu_cxx", "path", None, "file", "the emulator's C++ compiler (default: g++ on PATH)"),
     Setting("KDOJO_EMU_CACHE", "emu_cache", "path", None, "folder",
             "where the emulator's runtime objects are kept between jobs"),
+    Setting("KDOJO_TRITON_PYTHON", "triton_python", "path", None, "file",
+            "the Python (with triton 3.6.0 and numpy) that runs Triton attempts on the CPU (default: the judge's own)"),
     Setting("KDOJO_PROFILE", "profile", "switch", True, "",
             "`0`, `false`, `off` or `no` turns profiling off everywhere"),
     Setting("KDOJO_NCU", "ncu", "path", None, "file", "the Nsight Compute `ncu` to run (default: ncu on PATH)"),
@@ -138,6 +140,7 @@ class JudgeSettings:
     emu_unsandboxed: str | None
     emu_cxx: str | None
     emu_cache: str | None
+    triton_python: str | None
     profile: bool
     ncu: str | None
     profile_gpu: str | None

@@ -1,0 +1,225 @@
+"""The CPU target for Triton (trusted side): a Triton attempt run by Triton's interpreter.
+
+`build_program()` writes the attempt to a private folder and returns a Program whose handle
+runs itself (`handle.run(launches, buffers, timeout_s) -> RunOutcome`, which the emu target
+calls): one sandboxed server per attempt (kernels/triton/interp_server.py) serves every case
+over the emulator's wire format. The server shares a process with the learner's code, so its
+answer is data: the buffers must come back at their sizes, findings are known kinds whose
+parameters are checked and worded here, a crash, a hang, garbage on stdout or a huge answer is
+the case's verdict (kernels/emu/process.py's limits), never internal_error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kernels import settings
+from kernels.backend import (BuildError, Diagnostic, GuardedArray, Launch, Program, RunDiagnostic, RunOutcome,
+                             RuntimeFault, unique_diagnostics)
+from kernels.emu.process import OURS, Crash, ProgramProcess
+from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
+                                  encode_request, float_bits, int_bits)
+from kernels.triton import interp_messages
+
+SERVER = Path(__file__).with_name("interp_server.py")
+LEARNER_FILE = "submission.triton.py"
+SERVER_MEMORY_MB = 2048  # the server's address space: Triton's libraries take ~300 MB of it
+MAX_DIAGNOSTICS = 32
+MAX_OUTPUT_CHARS = 16 * 1024 + 64
+# Constructs Triton 3.6's interpreter cannot run (it raises NotImplementedError): valid Triton,
+# `rejected` with `needs_gpu` on this target. The server refuses them too when they run.
+_NEEDS_GPU = ((re.compile(r"\binline_asm_elementwise\b"), "tl.inline_asm_elementwise"),
+              (re.compile(r"\blibdevice\b|\bextern_elementwise\b"), "extern_elementwise (libdevice)"))
+_SCRATCH_PARAMS = ("global_scratch", "profile_scratch")
+
+
+def server_python() -> str:
+    """The Python that runs Triton's interpreter: $KDOJO_TRITON_PYTHON, else the judge's own."""
+    return settings.value("KDOJO_TRITON_PYTHON") or sys.executable
+
+
+def build_program(exercise: Any, source: str, compiled: Any = None, target: Any = None) -> Program:
+    """The attempt as a Program for the CPU target. Raises BuildError (`needs_gpu`) for what the
+    interpreter cannot run. `compiled` (the sandboxed compile's result) is not re-derived here:
+    the launches the judge passes already carry grids and meta-parameters."""
+    for pattern, feature in _NEEDS_GPU:
+        found = pattern.search(source)
+        if found:
+            line = source.count("\n", 0, found.start()) + 1
+            message = interp_messages.needs_gpu(feature, line)
+            raise BuildError([Diagnostic(line, 0, "error", message)], message, needs_gpu=feature)
+    work_dir = Path(tempfile.mkdtemp(prefix="kdojo-triton-"))
+    path = work_dir / LEARNER_FILE
+    path.write_text(source, encoding="utf-8")
+    path.chmod(0o644)
+    work_dir.chmod(0o755)
+    handle = InterpHandle(exercise, path)
+    weakref.finalize(handle, _close, handle.processes, work_dir)
+    names = tuple(launch.kernel for launch in exercise.triton.launches) if getattr(exercise, "triton", None) else ()
+    return Program(kernels=names, handle=handle)
+
+
+def _close(processes: dict, work_dir: Path) -> None:
+    for proc in processes.values():
+        proc.kill()
+    processes.clear()
+    shutil.rmtree(work_dir, ignore_errors=True)
+
+
+class ServerProcess(ProgramProcess):
+    """The interpreter's server: ProgramProcess's bounded exchange, our own start."""
+
+    def __init__(self, learner: Path, cpu_s: int) -> None:  # noqa: super().__init__ starts a C++ program
+        self.program = learner
+        self.memory_bytes = SERVER_MEMORY_MB << 20
+        self._status_fd = None
+        self._status = b""
+        self.proc = _start_server(learner, cpu_s, self.memory_bytes)
+        self.stderr = bytearray()
+        self._pid = self.proc.pid
+        self._cpu_s, self._sampled_at = 0.0, 0.0
+        self._cpu_limit_s = None
+        self._killed = False
+        self.vm_peak = 0
+        self._released = False
+        self._stderr_tail = b""
+
+    def _program_pid(self) -> int | None:
+        return self.proc.pid
+
+
+def _start_server(learner: Path, cpu_s: int, memory_bytes: int) -> subprocess.Popen:
+    """Start the server for `learner`. The one place that decides how it is contained: today
+    rlimits in the child, its own session and an empty environment; the sandbox
+    (kernels/triton/jail.py: bubblewrap and seccomp) replaces this when it lands (#29)."""
+    import resource
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s * 100 + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    env = {"TRITON_INTERPRET": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "TRITON_CACHE_DIR": str(learner.parent / "cache"), "HOME": str(learner.parent), "PATH": "/usr/bin:/bin"}
+    return subprocess.Popen([server_python(), "-I", str(SERVER), str(learner)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(learner.parent),
+                            start_new_session=True, close_fds=True, preexec_fn=limits)
+
+
+@dataclass
+class InterpHandle:
+    exercise: Any
+    learner: Path
+    processes: dict[str, ServerProcess] = field(default_factory=dict)
+    adversarial: bool = True  # programs in reverse order: order-dependent code shows
+
+    def run(self, launches: list[Launch], buffers: dict[str, GuardedArray], timeout_s: float) -> RunOutcome:
+        """One case: every launch in order, the buffers updated in place. A learner's fault is in
+        the outcome (a Crash of the server included); this never raises for the learner's code."""
+        order = list(buffers)
+        wire = [WireBuffer(name, _bytes_view(buffers[name].full), buffers[name].payload_offset_bytes,
+                           buffers[name].size * buffers[name].full.dtype.itemsize, buffers[name].full.dtype.itemsize)
+                for name in order]
+        extra = json.dumps({"buffers": [self._describe(name, buffers[name]) for name in order],
+                            "launches": [{"kernel": self._kernel(l), "meta": _meta(l)} for l in launches],
+                            "timeout_s": timeout_s})
+        request = encode_request(wire, [_wire_launch(l, order) for l in launches], self.adversarial, extra)
+        got = self._call(request, timeout_s)
+        if isinstance(got, Crash):
+            return RunOutcome(buffers, "", RuntimeFault(got.kind, got.name, got.message, poisoned=True), [])
+        problem = _mismatch(got, wire)
+        if problem:
+            return RunOutcome(buffers, "", RuntimeFault("runtime_error", "output corrupted", problem, poisoned=True))
+        _copy_back(got, order, buffers)
+        diagnostics = interp_messages.diagnostics(got.diagnostics, set(order))[:MAX_DIAGNOSTICS]
+        fault = interp_messages.fault(got, set(order), timeout_s)
+        races = [d for d in diagnostics if d.kind == "race"]
+        if races and fault is None:
+            fault = RuntimeFault("wrong_answer", "data race", races[0].message)
+        output = got.output if len(got.output) <= MAX_OUTPUT_CHARS else got.output[:MAX_OUTPUT_CHARS] + "\n[output truncated]\n"
+        return RunOutcome(buffers, output, fault, unique_diagnostics(diagnostics))
+
+    def _call(self, request: bytes, timeout_s: float) -> WireResponse | Crash:
+        """The request on a live server; a crash that is not plainly the learner's (a SIGKILL we
+        did not send) is run once more in a fresh server, and a second one is theirs."""
+        got: WireResponse | Crash | None = None
+        for fresh in (False, True):
+            proc = self.processes.get("server")
+            if fresh or proc is None or not proc.alive:
+                if proc is not None:
+                    proc.kill()
+                proc = self.processes["server"] = ServerProcess(self.learner, int(timeout_s * 4) + 5)
+            got = proc.call(request, timeout_s + 1.0, timeout_s + 1.0)
+            if not (isinstance(got, Crash) and got.kind == OURS):
+                return got
+        return Crash("runtime_error", "crashed", f"the server was killed twice: {got.message}", got.stderr)
+
+    def _describe(self, name: str, buf: GuardedArray) -> dict[str, str]:
+        spec = self.exercise.buffer(name) if hasattr(self.exercise, "buffer") else None
+        return {"dtype": spec.dtype if spec else str(buf.full.dtype), "role": buf.role,
+                "init": getattr(spec, "init", "sentinel")}
+
+    def _kernel(self, launch: Launch) -> str:
+        """The @triton.jit function a launch runs: its kernel key is the name, or starts with it."""
+        names = [l.kernel for l in self.exercise.triton.launches] if getattr(self.exercise, "triton", None) else []
+        if launch.kernel in names:
+            return launch.kernel
+        prefixed = [n for n in names if launch.kernel.startswith(n)]
+        return max(prefixed, key=len) if prefixed else launch.kernel
+
+    def close(self) -> None:
+        for proc in self.processes.values():
+            proc.kill()
+        self.processes.clear()
+
+
+def _meta(launch: Launch) -> dict[str, Any]:
+    return {str(k): v for k, v in launch.meta if isinstance(v, (int, float, bool))}
+
+
+def _wire_launch(launch: Launch, order: list[str]) -> WireLaunch:
+    args = []
+    for arg in launch.args:
+        if arg.param in _SCRATCH_PARAMS:
+            continue  # Triton's trailing scratch pointers: the interpreter has none
+        if arg.buffer is not None:
+            args.append((ARG_BUFFER, order.index(arg.buffer)))
+        elif isinstance(arg.value, float) or "float" in arg.ctype or "double" in arg.ctype:
+            args.append((ARG_FLOAT, float_bits(float(arg.value or 0))))
+        else:
+            args.append((ARG_INT, int_bits(int(arg.value or 0))))
+    return WireLaunch(launch.kernel, tuple(launch.grid), tuple(launch.block), int(launch.shared_bytes), tuple(args))
+
+
+def _mismatch(response: WireResponse, wire: list[WireBuffer]) -> str | None:
+    if len(response.buffers) != len(wire):
+        return f"the server's answer has {len(response.buffers)} buffers, not {len(wire)}"
+    for got, sent in zip(response.buffers, wire):
+        if memoryview(got).nbytes != memoryview(sent.data).nbytes:
+            return f"the server's answer changed the size of buffer '{sent.name}'"
+    return None
+
+
+def _bytes_view(array: np.ndarray) -> memoryview:
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    return memoryview(array.reshape(-1).view(np.uint8))
+
+
+def _copy_back(response: WireResponse, order: list[str], buffers: dict[str, GuardedArray]) -> None:
+    for name, data in zip(order, response.buffers):
+        full = buffers[name].full
+        full.view(np.uint8).reshape(-1)[:] = np.frombuffer(data, dtype=np.uint8, count=full.nbytes)
