@@ -70,7 +70,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("KDOJO_EMU_CACHE", "emu_cache", "path", None, "folder",
             "where the emulator's runtime objects are kept between jobs"),
     Setting("KDOJO_TRITON_PYTHON", "triton_python", "path", None, "file",
-            "the Python (with triton 3.6.0 and numpy) that runs Triton attempts on the CPU (default: the judge's own)"),
+            "the Python interpreter with Triton that runs Triton submissions in the sandbox (default: the judge's own)"),
+    Setting("KDOJO_TRITON_COMPILE_MB", "triton_compile_mb", "megabytes", 4096, "MB",
+            "address space of the Triton compile step (Python, Triton's compiler and ptxas each)", minimum=512),
     Setting("KDOJO_PROFILE", "profile", "switch", True, "",
             "`0`, `false`, `off` or `no` turns profiling off everywhere"),
     Setting("KDOJO_NCU", "ncu", "path", None, "file", "the Nsight Compute `ncu` to run (default: ncu on PATH)"),
@@ -141,6 +143,7 @@ class JudgeSettings:
     emu_cxx: str | None
     emu_cache: str | None
     triton_python: str | None
+    triton_compile_mb: int
     profile: bool
     ncu: str | None
     profile_gpu: str | None

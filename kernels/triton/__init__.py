@@ -1,2 +1,1 @@
-"""The Triton language (#29): compiling a learner's `*.triton.py` in a sandbox, and running it
-on a GPU (cubins) or on the CPU (Triton's interpreter, kernels/triton/interp*.py)."""
+"""The Triton language: its sandbox, its compile step and its GPU launches (#29)."""
