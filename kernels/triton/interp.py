@@ -12,12 +12,9 @@ the case's verdict (kernels/emu/process.py's limits), never internal_error.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
-import tempfile
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,15 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from kernels import settings
-from kernels.backend import (BuildError, Diagnostic, GuardedArray, Launch, Program, RunDiagnostic, RunOutcome,
+from kernels.backend import (BackendUnavailable, BuildError, Diagnostic, GuardedArray, Launch, Program, RunOutcome,
                              RuntimeFault, unique_diagnostics)
 from kernels.emu.process import OURS, Crash, ProgramProcess
 from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
                                   encode_request, float_bits, int_bits)
-from kernels.triton import interp_messages
+from kernels.emu import jail as emu_jail
+from kernels.triton import interp_messages, jail
 
 SERVER = Path(__file__).with_name("interp_server.py")
+# What the server imports of ours, each by its file name (the sandbox shows these files only)
+SERVER_MODULES = (Path(__file__).parents[1] / "emu" / "protocol.py", Path(__file__).with_name("interp_checks.py"),
+                  Path(__file__).with_name("tensors.py"))
 LEARNER_FILE = "submission.triton.py"
 SERVER_MEMORY_MB = 2048  # the server's address space: Triton's libraries take ~300 MB of it
 MAX_DIAGNOSTICS = 32
@@ -43,11 +43,6 @@ MAX_OUTPUT_CHARS = 16 * 1024 + 64
 _NEEDS_GPU = ((re.compile(r"\binline_asm_elementwise\b"), "tl.inline_asm_elementwise"),
               (re.compile(r"\blibdevice\b|\bextern_elementwise\b"), "extern_elementwise (libdevice)"))
 _SCRATCH_PARAMS = ("global_scratch", "profile_scratch")
-
-
-def server_python() -> str:
-    """The Python that runs Triton's interpreter: $KDOJO_TRITON_PYTHON, else the judge's own."""
-    return settings.value("KDOJO_TRITON_PYTHON") or sys.executable
 
 
 def build_program(exercise: Any, source: str, compiled: Any = None, target: Any = None) -> Program:
@@ -60,11 +55,13 @@ def build_program(exercise: Any, source: str, compiled: Any = None, target: Any 
             line = source.count("\n", 0, found.start()) + 1
             message = interp_messages.needs_gpu(feature, line)
             raise BuildError([Diagnostic(line, 0, "error", message)], message, needs_gpu=feature)
-    work_dir = Path(tempfile.mkdtemp(prefix="kdojo-triton-"))
+    refused = jail.refusal()
+    if refused:
+        raise BackendUnavailable(refused)
+    work_dir = jail.work_dir()
     path = work_dir / LEARNER_FILE
     path.write_text(source, encoding="utf-8")
     path.chmod(0o644)
-    work_dir.chmod(0o755)
     handle = InterpHandle(exercise, path)
     weakref.finalize(handle, _close, handle.processes, work_dir)
     names = tuple(launch.kernel for launch in exercise.triton.launches) if getattr(exercise, "triton", None) else ()
@@ -88,7 +85,7 @@ class ServerProcess(ProgramProcess):
         self._status = b""
         self.proc = _start_server(learner, cpu_s, self.memory_bytes)
         self.stderr = bytearray()
-        self._pid = self.proc.pid
+        self._pid: int | None = None
         self._cpu_s, self._sampled_at = 0.0, 0.0
         self._cpu_limit_s = None
         self._killed = False
@@ -97,26 +94,17 @@ class ServerProcess(ProgramProcess):
         self._stderr_tail = b""
 
     def _program_pid(self) -> int | None:
-        return self.proc.pid
+        if self._pid is None:
+            self._pid = emu_jail.program_pid(self.proc.pid)
+        return self._pid
 
 
 def _start_server(learner: Path, cpu_s: int, memory_bytes: int) -> subprocess.Popen:
-    """Start the server for `learner`. The one place that decides how it is contained: today
-    rlimits in the child, its own session and an empty environment; the sandbox
-    (kernels/triton/jail.py: bubblewrap and seccomp) replaces this when it lands (#29)."""
-    import resource
-
-    def limits() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s * 100 + 1))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
-
-    env = {"TRITON_INTERPRET": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-           "TRITON_CACHE_DIR": str(learner.parent / "cache"), "HOME": str(learner.parent), "PATH": "/usr/bin:/bin"}
-    return subprocess.Popen([server_python(), "-I", str(SERVER), str(learner)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(learner.parent),
-                            start_new_session=True, close_fds=True, preexec_fn=limits)
+    """Start the server for `learner` in the Triton sandbox (kernels/triton/jail.py: bubblewrap,
+    seccomp with no exec and no fork, rlimits, an empty environment). The server's own modules
+    are shown beside it and imported by their file names."""
+    return jail.start_server(SERVER, [learner.name], learner.parent, cpu_s=cpu_s, memory_bytes=memory_bytes,
+                             read_only=SERVER_MODULES)
 
 
 @dataclass

@@ -4,7 +4,7 @@ Runs in the sandbox, one process per attempt, serving every case over stdin/stdo
 emulator's wire format (kernels/emu/protocol.py; requests carry MODE_JSON: the buffers'
 dtypes and roles, the launches' kernel names and meta-parameters, the case's wall limit).
 
-    python -I kernels/triton/interp_server.py LEARNER_FILE
+    interp_server.py LEARNER_FILE     (started by kernels/triton/jail.py's start_server)
 
 Startup: TRITON_INTERPRET=1 before triton is imported, the protocol's pipes moved to private
 descriptors (fd 1 becomes stderr: a kernel's `print` or a write to fd 1 cannot corrupt an
@@ -138,8 +138,8 @@ class Server:
         b.create_extern_elementwise = needs("extern_elementwise (libdevice)")
 
     def serve(self, request) -> bytes:
-        from kernels.emu import protocol
-        from kernels.triton import interp_checks
+        import interp_checks
+        import protocol
 
         extra = json.loads(request.extra_json or "{}")
         arrays, regions = self._arrays(request, extra.get("buffers", []))
@@ -169,7 +169,8 @@ class Server:
     def _arrays(self, request, described: list) -> tuple[list, list]:
         import numpy as np
 
-        from kernels.triton import interp_checks, tensors
+        import interp_checks
+        import tensors
 
         arrays, regions = [], []
         for i, (name, data, offset, size, elem) in enumerate(request.buffers):
@@ -185,8 +186,8 @@ class Server:
         return arrays, regions
 
     def _run_all(self, request, described: list, arrays: list, deadline: float):
-        from kernels.emu import protocol
-        from kernels.triton.interp_checks import StopRun
+        import protocol
+        from interp_checks import StopRun
 
         for index, launch in enumerate(request.launches):
             info = described[index] if index < len(described) else {}
@@ -268,8 +269,7 @@ def _float(bits: int) -> float:
 def main(argv: list[str]) -> int:
     os.environ["TRITON_INTERPRET"] = "1"
     proto_in, proto_out = _private_pipes()
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from kernels.emu import protocol
+    import protocol  # shown beside this file by the sandbox (kernels/triton/interp.py SERVER_MODULES)
 
     server = Server(str(Path(argv[1]).resolve()))
     while True:

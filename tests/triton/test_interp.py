@@ -61,7 +61,7 @@ def _exercise(kernel: str, dtypes: dict[str, str] | None = None) -> SimpleNamesp
 
 
 @pytest.fixture
-def program(monkeypatch):
+def program(monkeypatch, sandbox):
     monkeypatch.setenv("KDOJO_TRITON_PYTHON", _triton_python())
     made = []
 
@@ -239,19 +239,24 @@ def test_hostile_python_in_the_server_ends_as_a_verdict(program, hostile):
     source = hostile + SAXPY
     built = program(source, "saxpy")
     ran = built.handle.run([_saxpy_launch(100)], _saxpy_buffers(100, np.random.default_rng(7)), 5.0)
-    assert ran.fault is not None and ran.fault.kind in ("runtime_error", "time_limit_exceeded"), ran.fault
+    assert ran.fault is not None and ran.fault.kind in ("runtime_error", "rejected"), ran.fault
 
 
-def test_a_fork_in_the_kernel_does_not_outlive_the_attempt(program, tmp_path):
-    marker = tmp_path / "child"
-    source = ("import os, time\nif os.fork() == 0:\n    time.sleep(1.5)\n"
-              f"    open({str(marker)!r}, 'w').write('alive')\n    os._exit(0)\n") + SAXPY
-    built = program(source, "saxpy")
+@pytest.mark.parametrize("attack", ["import os\nos.fork()\n", "import subprocess\nsubprocess.run(['/bin/true'])\n"])
+def test_a_kernel_may_start_no_process(program, attack):
+    built = program(attack + SAXPY, "saxpy")
     ran = built.handle.run([_saxpy_launch(100)], _saxpy_buffers(100, np.random.default_rng(8)), 5.0)
+    assert ran.fault is not None and ran.fault.kind in ("rejected", "runtime_error"), ran.fault
+
+
+def test_a_kernel_reads_no_file_of_the_host(program):
+    source = ("import triton\nSTOLEN = ''\nfor path in ('/etc/hostname', '/etc/passwd', '/proc/1/environ'):\n"
+              "    try:\n        STOLEN += open(path).read()\n    except OSError:\n        pass\n") + SAXPY.replace(
+        "    tl.store(", "    print(STOLEN)\n    tl.store(")
+    built = program(source, "saxpy")
+    ran = built.handle.run([_saxpy_launch(10)], _saxpy_buffers(10, np.random.default_rng(10)), 10.0)
     assert ran.fault is None
-    built.handle.close()
-    time.sleep(2.0)
-    assert not marker.exists()
+    assert "root:" not in ran.output and ran.output.strip() == ""
 
 
 def test_what_the_interpreter_cannot_run_needs_a_gpu():
@@ -267,5 +272,5 @@ def test_the_server_gets_none_of_the_judges_environment(program, monkeypatch):
     monkeypatch.setenv("KDOJO_SECRET_FOR_TEST", "leak")
     built = program(SAXPY, "saxpy")
     assert built.handle.run([_saxpy_launch(10)], _saxpy_buffers(10, np.random.default_rng(9)), 10.0).fault is None
-    environ = Path(f"/proc/{built.handle.processes['server'].proc.pid}/environ").read_bytes()
-    assert b"KDOJO_SECRET_FOR_TEST" not in environ and b"TRITON_INTERPRET=1" in environ
+    environ = Path(f"/proc/{built.handle.processes['server']._program_pid()}/environ").read_bytes()
+    assert b"KDOJO" not in environ and b"PWD=/kdojo/work" in environ  # the sandbox's own, nothing of ours
