@@ -137,7 +137,9 @@ class InterpHandle:
         races = [d for d in diagnostics if d.kind == "race"]
         if races and fault is None:
             fault = RuntimeFault("wrong_answer", "data race", races[0].message)
-        output = got.output if len(got.output) <= MAX_OUTPUT_CHARS else got.output[:MAX_OUTPUT_CHARS] + "\n[output truncated]\n"
+        output = got.output
+        if len(output) > MAX_OUTPUT_CHARS:
+            output = output[:MAX_OUTPUT_CHARS] + "\n[output truncated]\n"
         return RunOutcome(buffers, output, fault, unique_diagnostics(diagnostics))
 
     def _call(self, request: bytes, timeout_s: float) -> WireResponse | Crash:

@@ -46,6 +46,7 @@ class Region:
     hi: int  # one past the payload's last byte
     elem: int
     sentinel_out: bool  # an output the judge filled with its sentinel
+    read_only: bool = False  # an input: a write shows in the judge's check, reads need no tracking
     writer: np.ndarray | None = None  # per element of the whole array, this launch: the writing program
     reader: np.ndarray | None = None
     atomic: np.ndarray | None = None
@@ -71,9 +72,12 @@ class Findings:
 class AccessChecker:
     """Checks the accesses of the programs of one request, launch by launch."""
 
-    def __init__(self, regions: list[Region], learner_file: str) -> None:
+    def __init__(self, regions: list[Region], learner_file: str, tracking: bool = True) -> None:
+        # tracking: races and uninitialised reads (bounds are always checked: they keep memory safe)
+        self.tracking = tracking
         self.regions = sorted(regions, key=lambda r: r.base)
         self.starts = np.array([r.base for r in self.regions], dtype=np.uint64)
+        self.ends = np.array([r.end for r in self.regions], dtype=np.uint64)
         self.learner_file = learner_file
         self.findings = Findings()
         self.program: tuple[int, int, int] = (0, 0, 0)
@@ -107,41 +111,51 @@ class AccessChecker:
         `mask` holds. Raises StopRun (after recording the fault) for an address in no buffer."""
         addrs = np.asarray(pointers, dtype=np.uint64).reshape(-1)
         if mask is not None:
-            addrs = addrs[np.broadcast_to(np.asarray(mask, dtype=bool), np.shape(pointers)).reshape(-1)]
-        if addrs.size == 0 or not self.regions:
-            if addrs.size:
-                self._far(access, int(addrs[0]))
+            mask = np.asarray(mask, dtype=bool)
+            if not mask.all():
+                addrs = addrs[np.broadcast_to(mask, np.shape(pointers)).reshape(-1)]
+        if addrs.size == 0:
             return
-        which = np.searchsorted(self.starts, addrs, side="right").astype(np.int64) - 1
-        ends = np.array([r.end for r in self.regions], dtype=np.uint64)
-        inside = (which >= 0) & (addrs + np.uint64(width) <= ends[np.maximum(which, 0)])
+        low, high = int(addrs.min()), int(addrs.max()) + width
+        which = int(np.searchsorted(self.starts, np.uint64(low), side="right")) - 1
+        if which >= 0 and high <= self.regions[which].end:  # the usual case: one buffer
+            region = self.regions[which]
+            self._in_region(access, region, addrs, width, low >= region.lo and high <= region.hi)
+            return
+        which_all = np.searchsorted(self.starts, addrs, side="right").astype(np.int64) - 1
+        inside = (which_all >= 0) & (addrs + np.uint64(width) <= self.ends[np.maximum(which_all, 0)])
         if not inside.all():
             self._far(access, int(addrs[~inside][0]))
-        for index in np.unique(which):
-            self._in_region(access, self.regions[int(index)], addrs[which == index], width)
+        for index in np.unique(which_all):
+            self._in_region(access, self.regions[int(index)], addrs[which_all == index], width, False)
 
     def _far(self, access: str, address: int) -> None:
         region = min(self.regions, key=lambda r: min(abs(address - r.lo), abs(address - r.hi)), default=None)
-        params = {"access": _verb(access), "program": list(self.program), "line": self.line(),
-                  "name": region.name if region else "", "index": (address - region.lo) // region.elem if region else 0,
-                  "last": region.last if region else -1}
+        params = {"access": _verb(access), "program": list(self.program), "line": self.line(), "name": "",
+                  "index": 0, "last": -1}
+        if region is not None:
+            params.update(name=region.name, index=(address - region.lo) // region.elem, last=region.last)
         if self.findings.fault is None:
             self.findings.fault = (f"out-of-bounds {_verb(access)}", params["line"], json.dumps(params))
         raise StopRun
 
-    def _in_region(self, access: str, r: Region, addrs: np.ndarray, width: int) -> None:
-        outside = (addrs < np.uint64(r.lo)) | (addrs + np.uint64(width) > np.uint64(r.hi))
-        if outside.any():
+    def _in_region(self, access: str, r: Region, addrs: np.ndarray, width: int, in_payload: bool) -> None:
+        outside = None
+        if not in_payload:
+            outside = (addrs < np.uint64(r.lo)) | (addrs + np.uint64(width) > np.uint64(r.hi))
+        if outside is not None and outside.any():
             bad = int(addrs[outside][0])
             self.findings.add("out_of_bounds", line := self.line(), {
                 "access": _verb(access), "name": r.name, "index": (bad - r.lo) // r.elem, "last": r.last,
                 "program": list(self.program), "line": line})
+        if not self.tracking or (r.read_only and access == "read"):
+            return
         elems = ((addrs - np.uint64(r.base)) // np.uint64(r.elem)).astype(np.int64)
         if r.written is not None:
             if access == "write":
                 r.written[elems] = True
             else:
-                fresh = ~r.written[elems] & ~outside
+                fresh = ~r.written[elems] if outside is None else ~r.written[elems] & ~outside
                 if fresh.any():
                     first = int(elems[fresh][0])
                     self.findings.add("uninitialised_read", line := self.line(), {

@@ -78,10 +78,9 @@ def _race(p: dict, names: set[str]) -> Message:
     other = _program(p["other_program"]) if p.get("other_program") is not None else ""
     who = f"another program {other}" if other else "another program"
     return Message(f"data race on buffer '{name}' element {index}: program {program} makes a {_noun(access)} "
-                   f"({_at(line)}) of "
-                   f"an element {who} made a {_noun(other_access)} of in the same launch; programs of a launch run in no "
-                   "fixed order: use an atomic, or give each program its own elements", "triton_race",
-                   name=name, index=index, program=program, access=access, other_program=other,
+                   f"({_at(line)}) of an element {who} made a {_noun(other_access)} of in the same launch; programs "
+                   "of a launch run in no fixed order: use an atomic, or give each program its own elements",
+                   "triton_race", name=name, index=index, program=program, access=access, other_program=other,
                    other_access=other_access, line=line)
 
 

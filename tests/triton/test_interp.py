@@ -207,7 +207,8 @@ def accumulate(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 def test_an_endless_loop_and_a_huge_grid_end_as_time_limit_exceeded(program):
     looping = SAXPY.replace("    pid = tl.program_id(0)\n", "    pid = tl.program_id(0)\n    while pid >= 0:\n"
                                                                 "        pid = pid + 0\n")
-    for source, launch in ((looping, _saxpy_launch(10)), (SAXPY, _saxpy_launch(10, block=16, grid=2 ** 31 - 1))):
+    huge = _saxpy_launch(10, block=16, grid=(2 ** 20, 65535, 1))  # 7e10 programs
+    for source, launch in ((looping, _saxpy_launch(10)), (SAXPY, huge)):
         built = program(source, "saxpy")
         started = time.monotonic()
         ran = built.handle.run([launch], _saxpy_buffers(10, np.random.default_rng(5)), 2.0)
