@@ -64,6 +64,7 @@ def build_program(exercise: Any, source: str, compiled: Any = None, target: Any 
     path.chmod(0o644)
     handle = InterpHandle(exercise, path)
     weakref.finalize(handle, _close, handle.processes, work_dir)
+    handle.start()  # Python and Triton import (1-3 s) while the judge prepares the first case
     names = tuple(launch.kernel for launch in exercise.triton.launches) if getattr(exercise, "triton", None) else ()
     return Program(kernels=names, handle=handle)
 
@@ -142,6 +143,16 @@ class InterpHandle:
             output = output[:MAX_OUTPUT_CHARS] + "\n[output truncated]\n"
         return RunOutcome(buffers, output, fault, unique_diagnostics(diagnostics))
 
+    def start(self) -> None:
+        """Start the server now (it imports Triton before the first request arrives)."""
+        if "server" not in self.processes:
+            self.processes["server"] = ServerProcess(self.learner, self.cpu_s(_run_s(self.exercise)))
+
+    @staticmethod
+    def cpu_s(timeout_s: float) -> int:
+        """The server's CPU seconds at its start (each case then gets its own, ProgramProcess)."""
+        return int(timeout_s * 4) + 5
+
     def _call(self, request: bytes, timeout_s: float) -> WireResponse | Crash:
         """The request on a live server; a crash that is not plainly the learner's (a SIGKILL we
         did not send) is run once more in a fresh server, and a second one is theirs."""
@@ -151,7 +162,7 @@ class InterpHandle:
             if fresh or proc is None or not proc.alive:
                 if proc is not None:
                     proc.kill()
-                proc = self.processes["server"] = ServerProcess(self.learner, int(timeout_s * 4) + 5)
+                proc = self.processes["server"] = ServerProcess(self.learner, self.cpu_s(timeout_s))
             got = proc.call(request, timeout_s + 1.0, timeout_s + 1.0)
             if not (isinstance(got, Crash) and got.kind == OURS):
                 return got
@@ -174,6 +185,11 @@ class InterpHandle:
         for proc in self.processes.values():
             proc.kill()
         self.processes.clear()
+
+
+def _run_s(exercise: Any) -> float:
+    limits = getattr(exercise, "limits", None)
+    return float(getattr(limits, "run_s", 10.0))
 
 
 def _meta(launch: Launch) -> dict[str, Any]:

@@ -269,6 +269,16 @@ def test_what_the_interpreter_cannot_run_needs_a_gpu():
     assert caught.value.diagnostics[0].line == _line(source, "inline_asm_elementwise")
 
 
+def test_what_the_interpreter_cannot_run_needs_a_gpu_also_when_only_running_shows_it(program):
+    hidden = 'getattr(tl, "inline_" + "asm_elementwise")'
+    source = SAXPY.replace("    tl.store(", f"    x = {hidden}('mov.b32 $0, $1;', '=r,r', [x], dtype=tl.float32, "
+                                            "is_pure=True, pack=1)\n    tl.store(")
+    built = program(source, "saxpy")
+    ran = built.handle.run([_saxpy_launch(10)], _saxpy_buffers(10, np.random.default_rng(11)), 10.0)
+    assert ran.fault is not None and ran.fault.kind == "rejected" and ran.fault.message.code == "needs_gpu"
+    assert ran.fault.message.params["line"] == _line(source, "inline_")
+
+
 def test_the_server_gets_none_of_the_judges_environment(program, monkeypatch):
     monkeypatch.setenv("KDOJO_SECRET_FOR_TEST", "leak")
     built = program(SAXPY, "saxpy")
