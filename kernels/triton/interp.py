@@ -62,11 +62,17 @@ def build_program(exercise: Any, source: str, compiled: Any = None, target: Any 
     path = work_dir / LEARNER_FILE
     path.write_text(source, encoding="utf-8")
     path.chmod(0o644)
-    handle = InterpHandle(exercise, path)
+    handle = InterpHandle(exercise, path, kernels_by_key=_kernels_by_key(compiled))
     weakref.finalize(handle, _close, handle.processes, work_dir)
     handle.start()  # Python and Triton import (1-3 s) while the judge prepares the first case
     names = tuple(launch.kernel for launch in exercise.triton.launches) if getattr(exercise, "triton", None) else ()
     return Program(kernels=names, handle=handle)
+
+
+def _kernels_by_key(compiled: Any) -> dict[str, str]:
+    """Binary key → @triton.jit function name, from the compile step's build (a TritonBuild)."""
+    binaries = getattr(getattr(compiled, "artifact", None), "binaries", ())
+    return {str(b.key): str(b.kernel) for b in binaries}
 
 
 def _close(processes: dict, work_dir: Path) -> None:
@@ -112,6 +118,8 @@ def _start_server(learner: Path, cpu_s: int, memory_bytes: int) -> subprocess.Po
 class InterpHandle:
     exercise: Any
     learner: Path
+    # the compile step's binaries: a Launch's kernel is a binary's key ("b0"), run by its function
+    kernels_by_key: dict[str, str] = field(default_factory=dict)
     processes: dict[str, ServerProcess] = field(default_factory=dict)
     adversarial: bool = True  # programs in reverse order: order-dependent code shows
 
@@ -174,12 +182,9 @@ class InterpHandle:
                 "init": getattr(spec, "init", "sentinel")}
 
     def _kernel(self, launch: Launch) -> str:
-        """The @triton.jit function a launch runs: its kernel key is the name, or starts with it."""
-        names = [l.kernel for l in self.exercise.triton.launches] if getattr(self.exercise, "triton", None) else []
-        if launch.kernel in names:
-            return launch.kernel
-        prefixed = [n for n in names if launch.kernel.startswith(n)]
-        return max(prefixed, key=len) if prefixed else launch.kernel
+        """The @triton.jit function a launch runs: its binary's (kernels/triton/launches.py), else
+        the launch's kernel itself names it."""
+        return self.kernels_by_key.get(launch.kernel, launch.kernel)
 
     def close(self) -> None:
         for proc in self.processes.values():
