@@ -17,6 +17,7 @@ import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 from kernels.backend import Diagnostic
 from kernels.constants import read_constants
@@ -51,14 +52,21 @@ class CompileResult:
     ptx: bytes = b""
     cubin: bytes = b""
     limited: bool = False  # the compiler ran past its memory or time
+    language: str = "cuda"  # "cuda" | "triton" (#29)
+    # the language's own build, which its target reads (Triton: kernels.triton.compile.TritonBuild)
+    artifact: Any = None
+    toolchain: str = ""  # what compiled it, e.g. "triton 3.6.0" (the result document says it)
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "seconds": round(self.seconds, 4), "log": self.log,
-                "diagnostics": [d.to_dict() for d in self.diagnostics]}
+        out = {"ok": self.ok, "seconds": round(self.seconds, 4), "log": self.log,
+               "diagnostics": [d.to_dict() for d in self.diagnostics]}
+        if self.toolchain:
+            out["toolchain"] = self.toolchain
+        return out
 
 
 _CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()

@@ -66,6 +66,21 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "profile_atomic_contention": ("kernel", "per_address", "max"),
     "profile_divergence": ("kernel", "efficiency_pct"),
     "profile_low_occupancy": ("kernel", "occupancy_pct", "limiter"),
+    # the Triton compile step (#29, kernels/triton/messages.py): a Diagnostic's message; identifiers
+    # (launch_saxpy, @triton.jit) are parameters, Triton's own error text is `detail`
+    "triton_source_empty": (), "triton_source_encoding": ("encoding",), "triton_source_too_large": ("kib",),
+    "triton_source_unparsable": ("detail",), "triton_syntax": ("detail",),
+    "triton_import_refused": ("module", "allowed"), "triton_import_failed": ("detail",),
+    "triton_missing_kernel": ("kernel", "jit"), "triton_not_jit": ("kernel", "jit"),
+    "triton_kernel_params": ("kernel", "want", "got", "args"), "triton_missing_launch": ("kernel", "launcher"),
+    "triton_launch_unknown_arg": ("launcher", "arg"), "triton_launch_raised": ("launcher", "detail"),
+    "triton_launch_not_dict": ("launcher", "got"), "triton_launch_grid": ("launcher", "value"),
+    "triton_launch_num_warps": ("launcher", "value"), "triton_launch_num_stages": ("launcher", "value"),
+    "triton_launch_unknown_key": ("launcher", "key", "kernel"),
+    "triton_launch_meta_value": ("launcher", "key", "value"),
+    "triton_launch_missing_meta": ("launcher", "key", "kernel"), "triton_compile_error": ("detail",),
+    "triton_too_many_binaries": ("count",), "triton_compile_limit": ("seconds", "megabytes"),
+    "triton_sandbox_refused": (), "triton_compile_exited": ("status",), "triton_compile_interfered": (),
 }
 
 

@@ -59,9 +59,11 @@ TMP_BYTES = 256 << 20  # Triton's cache and ptxas's files
 FILE_BYTES = 64 << 20  # any one file the program writes (a cubin is well under 1 MB)
 FILES = 256
 # RLIMIT_NPROC room, as for the emulator's compilers: uid 65534's tasks of every other
-# sandbox count too; the compiler's own threads are few (MLIR's pool, ptxas).
+# sandbox count too; the compiler's own are few (its threads, ptxas). Smaller than the
+# emulator's room for g++: the learner's code runs in this process and may fork, so the
+# room bounds a fork bomb (the wall time then kills the whole pid namespace).
 TASKS = 64
-ROOM_TASKS = 4096
+ROOM_TASKS = 256
 SERVER_TASKS = 32  # the interpreter's own threads (numpy may start a few); no process
 OUTPUT_CAP = 256 * 1024  # of stdout and of stderr kept by run_once; the rest is read and dropped
 
@@ -207,7 +209,8 @@ def python_launch(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: i
     `spawn`: it may start other programs (the compile step's ptxas)."""
     found = runtime()
     current = emu_jail.mode()
-    limits = emu_jail._limits(cpu_s, memory_bytes, FILE_BYTES if writable else 0, FILES)
+    # FILE_BYTES even for a read-only work folder: /tmp (a bounded tmpfs) is writable
+    limits = emu_jail._limits(cpu_s, memory_bytes, FILE_BYTES, FILES)
     task_count = tasks if tasks is not None else (TASKS + ROOM_TASKS if spawn else SERVER_TASKS)
     outer = seccomp.python_filter(spawn)
     layer = "" if spawn else seccomp.no_exec_filter().hex()
@@ -292,15 +295,15 @@ class Outcome:
 
 
 def run_once(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: int, wall_s: float,
-             memory_bytes: int, spawn: bool = True, read_only: Sequence[Path] = (),
-             stdin: bytes = b"") -> Outcome:
+             memory_bytes: int, spawn: bool = True, read_only: Sequence[Path] = (), writable: bool = True,
+             stdin: bytes = b"", output_cap: int = OUTPUT_CAP) -> Outcome:
     """Run `script` to its end (or its limits) and return how it ended, with the first
-    OUTPUT_CAP bytes of its stdout and stderr."""
+    `output_cap` bytes of its stdout and OUTPUT_CAP of its stderr."""
     why = refusal()
     if why:
         raise Unavailable(why)
     launch = python_launch(script, args, work_dir, cpu_s=cpu_s, memory_bytes=memory_bytes, spawn=spawn,
-                           read_only=read_only)
+                           writable=writable, read_only=read_only)
     started = time.monotonic()
     proc = _spawn(launch, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE,
                   stderr=subprocess.PIPE)
@@ -310,12 +313,13 @@ def run_once(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: int, w
         except OSError:
             pass
         proc.stdin.close()
-    out, err, timed_out = _collect(proc, started + wall_s)
+    out, err, timed_out = _collect(proc, started + wall_s, output_cap)
     return Outcome(proc.returncode, out, err, time.monotonic() - started, timed_out, cpu_s, memory_bytes)
 
 
-def _collect(proc: subprocess.Popen, deadline: float) -> tuple[bytes, bytes, bool]:
+def _collect(proc: subprocess.Popen, deadline: float, output_cap: int) -> tuple[bytes, bytes, bool]:
     kept = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    caps = {proc.stdout: output_cap, proc.stderr: OUTPUT_CAP}
     open_pipes = set(kept)
     timed_out = False
     with selectors.DefaultSelector() as sel:
@@ -336,9 +340,9 @@ def _collect(proc: subprocess.Popen, deadline: float) -> tuple[bytes, bytes, boo
                     sel.unregister(key.fileobj)
                     open_pipes.discard(key.fileobj)
                     continue
-                buf = kept[key.fileobj]
-                if len(buf) < OUTPUT_CAP:
-                    buf += chunk[:OUTPUT_CAP - len(buf)]
+                buf, cap = kept[key.fileobj], caps[key.fileobj]
+                if len(buf) < cap:
+                    buf += chunk[:cap - len(buf)]
     if timed_out:
         kill(proc)
     try:

@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
+from kernels.spec_parse import load_spec
 from kernels.triton import jail
 
 
@@ -13,3 +17,30 @@ def sandbox() -> None:
     why = jail.refusal()
     if why:
         pytest.skip(why)
+
+
+REPO = Path(__file__).resolve().parents[2]
+SAXPY = REPO / "lessons" / "01-elementwise" / "exercises" / "saxpy"
+SOFTMAX_DIR = REPO / "lessons" / "04-row-reductions" / "exercises" / "softmax"
+TRITON_SAXPY = '''
+[triton]
+hints = { ko = ["프로그램 하나가 원소 BLOCK개를 맡습니다."], en = ["One program handles BLOCK elements."] }
+
+[[triton.launch]]
+kernel = "saxpy"
+args = ["x", "y", "a", "N"]
+'''
+
+
+def scratch_triton_exercise(root: Path, extra: str = TRITON_SAXPY, source: Path = SAXPY):
+    """A copy of an exercise under `root` with a [triton] section appended, loaded."""
+    target = root / "lessons" / source.parents[1].name / "exercises" / source.name
+    shutil.copytree(source, target)
+    spec = target / "exercise.toml"
+    spec.write_text(spec.read_text() + extra)
+    return load_spec(spec)
+
+
+@pytest.fixture(scope="session")
+def saxpy_exercise(tmp_path_factory: pytest.TempPathFactory):
+    return scratch_triton_exercise(tmp_path_factory.mktemp("triton-saxpy"))

@@ -1,0 +1,487 @@
+"""Compile a Triton submission (#29): checks here, Triton in the sandbox, its answer parsed.
+
+    compile_triton(source, exercise, target, arch, cases) -> CompileResult
+
+Here (trusted, nothing of the learner's runs): the size, UTF-8 and emptiness of the
+file, Python's parser (a syntax error's line) and the imports (`triton`,
+`triton.language` and its modules, `math`: a source check for a clear message; the
+sandbox is the wall). Then kernels/triton/compile_child.py runs in the sandbox
+(kernels/triton/jail.py) with the learner's file and the cases the judge will run:
+it imports the file, checks the format's rules, calls every `launch_K` per case and
+compiles each distinct (kernel, argument types, meta-parameters, num_warps,
+num_stages) to a cubin (GPU target) or through Triton's front end only ("ttir-only",
+the CPU target). Its answer is untrusted: every field is typed and ranged, unknown
+keys are refused, a cubin's size is capped; anything malformed is the learner's
+`rejected` (`triton_compile_interfered`), never internal_error. A compile that runs
+past its time or memory is the learner's `compile_error` (`triton_compile_limit`).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import json
+import math
+import re
+import shutil
+import signal
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from kernels.backend import Diagnostic
+from kernels.compile import CompileResult
+from kernels.messages import Message
+from kernels.plan import env_for
+from kernels.spec import SCALAR_CTYPES, Case, Exercise
+from kernels.triton import jail
+from kernels.triton import messages as msg
+
+SOURCE_NAME = "submission.triton.py"
+MAX_SOURCE_BYTES = 128 * 1024
+MAX_BINARIES = 32
+MAX_CUBIN_BYTES = 4 << 20
+ANSWER_BYTES = 48 << 20  # every cubin in base64, and the rest
+MAX_SHARED_BYTES = 227 * 1024  # what one block may have on sm_90
+MAX_SCRATCH_BYTES = 1 << 20  # Triton's global scratch per program
+MIN_COMPILE_S = 60  # Triton's cold start and one compile take ~5 s; a submission may need several
+STARTED = b"kdojo-triton-compile\n"  # the child's first bytes: the sandbox did start it
+CHILD = Path(__file__).with_name("compile_child.py")
+WARPS = (1, 2, 4, 8, 16, 32)
+MAX_GRID = (2**31 - 1, 65535, 65535)
+ALLOWED_IMPORTS = ("__future__", "math", "triton", "triton.language")
+TRITON_DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64", "int32": "i32",
+                 "uint32": "u32", "int64": "i64", "int8": "i8", "uint8": "u8"}
+SCALAR_TYPES = {"int32": "i32", "uint32": "u32", "int64": "i64", "uint64": "u64", "float32": "fp32",
+                "float64": "fp64"}
+ARG_TYPES = frozenset({"*" + t for t in TRITON_DTYPES.values()} | set(SCALAR_TYPES.values()))
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_KEY = re.compile(r"^b[0-9]{1,3}$")
+_ARCH = re.compile(r"^sm_[0-9]{2,3}a?$")
+
+
+@dataclass(frozen=True)
+class TritonBinary:
+    """One compiled kernel: what `launch_K` chose for some cases, and its cubin."""
+
+    key: str  # "b0", "b1" …: the Launch.kernel of the launches that run it
+    kernel: str  # the @triton.jit function
+    name: str  # the cubin's entry point
+    signature: tuple[str, ...]  # Triton's types of the non-constexpr arguments
+    meta: tuple[tuple[str, Any], ...]
+    num_warps: int
+    num_stages: int
+    shared: int  # dynamic shared memory bytes per block
+    params: int  # the entry point's parameters: the arguments and Triton's trailing scratch pointers
+    global_scratch_size: int  # bytes per program (0: a null pointer will do)
+    global_scratch_align: int
+    profile_scratch_size: int
+    profile_scratch_align: int
+    cubin: bytes  # b"" on the CPU target
+
+    @property
+    def scratch_params(self) -> int:
+        return self.params - len(self.signature) if self.params else 0
+
+
+@dataclass(frozen=True)
+class TritonLaunchPlan:
+    binary: str
+    grid: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class TritonBuild:
+    """The compile step's parsed answer: `CompileResult.artifact` of a Triton attempt."""
+
+    triton_version: str
+    target: str  # "sm_90" … or "ttir-only"
+    binaries: tuple[TritonBinary, ...]
+    # per case (its numeric values), the plan of each [[triton.launch]] in order
+    plans: tuple[tuple[tuple[tuple[str, Any], ...], tuple[TritonLaunchPlan, ...]], ...]
+
+    def binary(self, key: str) -> TritonBinary:
+        return next(b for b in self.binaries if b.key == key)
+
+    def plan_for(self, env: dict[str, Any]) -> tuple[TritonLaunchPlan, ...]:
+        """The launches of the case whose values `env` holds (KeyError: a case not compiled)."""
+        for values, plan in self.plans:
+            if all(name in env and env[name] == value for name, value in values):
+                return plan
+        raise KeyError(f"no compiled plan for the case {sorted(env.items())!r}")
+
+
+class Malformed(ValueError):
+    """The compile step's answer breaks the format (the learner's file interfered)."""
+
+
+_CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()
+
+
+def default_cases(exercise: Exercise) -> tuple[Case, ...]:
+    """The cases the judge runs: the tests, then the benchmark's."""
+    return tuple(exercise.tests) + (tuple(exercise.benchmark.cases) if exercise.benchmark else ())
+
+
+def compile_triton(source: str | bytes, exercise: Exercise, target: str = "gpu", arch: str | None = "sm_90",
+                   cases: Iterable[Case] | None = None) -> CompileResult:
+    """Compile `source` for `target` ("gpu": a cubin for `arch`; "emu": Triton's front end
+    only). Results are memoised (the same source, exercise, target and cases)."""
+    started = time.perf_counter()
+    if exercise.triton is None:
+        raise ValueError(f"{exercise.id} has no [triton] section")
+    cases = tuple(default_cases(exercise) if cases is None else cases)
+    mode = "ttir-only" if target in ("emu", "cpu") or arch is None else arch.replace("compute_", "sm_")
+    if mode != "ttir-only" and not _ARCH.match(mode):
+        raise ValueError(f"unknown arch {arch!r}")
+    text, problem = _decode(source)
+    if problem is not None:
+        return _failed("rejected", started, [problem])
+    problem = _check_source(text)
+    if problem is not None:
+        status = "compile_error" if problem.message.code == "triton_syntax" else "rejected"
+        return _failed(status, started, [problem])
+    request = _request(exercise, cases, mode)
+    key = (text, exercise.id, json.dumps(request, sort_keys=True))
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    result = _run_child(text, exercise, request, started)
+    if result.limited:
+        return result  # a limit depends on the machine's load: never memoised
+    _CACHE[key] = result
+    while len(_CACHE) > 8:
+        _CACHE.popitem(last=False)
+    return result
+
+
+def _decode(source: str | bytes) -> tuple[str, Diagnostic | None]:
+    if isinstance(source, bytes):
+        if len(source) > MAX_SOURCE_BYTES:
+            return "", Diagnostic(0, 0, "error", msg.source_too_large(MAX_SOURCE_BYTES // 1024))
+        try:
+            source = source.decode("utf-8")
+        except UnicodeDecodeError:
+            return "", Diagnostic(0, 0, "error", msg.source_encoding())
+    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        return "", Diagnostic(0, 0, "error", msg.source_too_large(MAX_SOURCE_BYTES // 1024))
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates
+        return "", Diagnostic(0, 0, "error", msg.source_encoding())
+    if not source.strip():
+        return "", Diagnostic(0, 0, "error", msg.source_empty())
+    return source, None
+
+
+def _check_source(text: str) -> Diagnostic | None:
+    """Python's parser and the imports, before anything runs."""
+    try:
+        tree = ast.parse(text, SOURCE_NAME)
+    except SyntaxError as exc:
+        return Diagnostic(exc.lineno or 0, exc.offset or 0, "error", msg.syntax(str(exc.msg)[:300]))
+    except (ValueError, RecursionError, MemoryError, OverflowError) as exc:  # NUL bytes, a nesting bomb
+        return Diagnostic(0, 0, "error", msg.source_unparsable(type(exc).__name__))
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = ["." * node.level + (node.module or "")]
+        for name in names:
+            if not _allowed_import(name):
+                return Diagnostic(node.lineno, node.col_offset + 1, "error", msg.import_refused(name[:100]))
+    return None
+
+
+def _allowed_import(name: str) -> bool:
+    return name in ALLOWED_IMPORTS or name.startswith("triton.language.")
+
+
+def _arg_types(exercise: Exercise, case: Case) -> list[list[str]]:
+    env = env_for(case, {})
+    out = []
+    for launch in exercise.triton.launches:
+        types = []
+        for arg in launch.args:
+            if arg.buffer is not None:
+                types.append("*" + TRITON_DTYPES[exercise.buffer(arg.buffer).dtype])
+                continue
+            ctype = arg.param.ctype
+            if ctype == "auto":
+                types.append("fp32" if isinstance(arg.expr.evaluate(env), float) else "i32")
+            else:
+                types.append(SCALAR_TYPES[SCALAR_CTYPES[ctype]])
+        out.append(types)
+    return out
+
+
+def case_values(case: Case) -> dict[str, Any]:
+    """What `launch_K` may ask for: the case's dims and params (JSON values)."""
+    return {k: v for k, v in case.values if isinstance(v, (int, float, str, bool))}
+
+
+def _request(exercise: Exercise, cases: tuple[Case, ...], mode: str) -> dict[str, Any]:
+    return {"source": "submission.py", "target": mode,
+            "launches": [{"kernel": launch.kernel, "args": len(launch.args),
+                          "names": ", ".join(a.buffer or a.expr.source for a in launch.args)}
+                         for launch in exercise.triton.launches],
+            "cases": [{"values": case_values(case), "types": _arg_types(exercise, case)} for case in cases],
+            "max_binaries": MAX_BINARIES}
+
+
+def compile_seconds(exercise: Exercise) -> int:
+    return int(max(MIN_COMPILE_S, 4 * exercise.limits.compile_s))
+
+
+def _run_child(text: str, exercise: Exercise, request: dict[str, Any], started: float) -> CompileResult:
+    seconds = compile_seconds(exercise)
+    memory = jail.compile_memory_bytes()
+    work = jail.work_dir()
+    try:
+        (work / "submission.py").write_text(text, encoding="utf-8")
+        (work / "request.json").write_text(json.dumps(request), encoding="utf-8")
+        for path in (work / "submission.py", work / "request.json"):
+            path.chmod(0o644)
+        outcome = jail.run_once(CHILD, ["request.json"], work, cpu_s=seconds, wall_s=seconds + 15,
+                                memory_bytes=memory, spawn=True, writable=False, output_cap=ANSWER_BYTES)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    toolchain = jail.runtime().toolchain
+    if not outcome.stdout.startswith(STARTED):
+        # the sandbox did not start our program: nothing of the learner's ran yet
+        raise jail.Unavailable("the Triton compile step did not start: "
+                               + outcome.stderr.decode(errors="replace").strip()[-500:])
+    answer = outcome.stdout[len(STARTED):]
+    if outcome.timed_out or (outcome.returncode != 0 and outcome.limited):
+        problem = Diagnostic(0, 0, "error", msg.compile_limit(seconds, memory >> 20))
+        return _failed("compile_error", started, [problem], limited=True, toolchain=toolchain)
+    sig = outcome.signal
+    if sig == signal.SIGSYS:
+        return _failed("rejected", started, [Diagnostic(0, 0, "error", msg.sandbox_refused())], toolchain=toolchain)
+    if outcome.returncode != 0 or not answer:
+        status = outcome.returncode if outcome.returncode >= 0 else 128 - outcome.returncode
+        return _failed("compile_error", started, [Diagnostic(0, 0, "error", msg.compile_exited(status))],
+                       toolchain=toolchain)
+    try:
+        return parse_answer(answer, request, text.count("\n") + 1, started, toolchain)
+    except Malformed:
+        return _failed("rejected", started, [Diagnostic(0, 0, "error", msg.compile_interfered())],
+                       toolchain=toolchain)
+
+
+def _failed(status: str, started: float, diagnostics: list[Diagnostic], *, limited: bool = False,
+            toolchain: str = "") -> CompileResult:
+    return CompileResult(status, time.perf_counter() - started, render(diagnostics), diagnostics,
+                         limited=limited, language="triton", toolchain=toolchain)
+
+
+def render(diagnostics: list[Diagnostic]) -> str:
+    return "\n".join(f"{SOURCE_NAME}:{d.line}:{d.column}: {d.severity}: {d.message}" if d.line
+                     else f"{SOURCE_NAME}: {d.severity}: {d.message}" for d in diagnostics)
+
+
+# -- the answer --------------------------------------------------------------------------
+
+def _expect(ok: bool, what: str) -> None:
+    if not ok:
+        raise Malformed(what)
+
+
+def _int(value: Any, low: int, high: int, what: str) -> int:
+    _expect(type(value) is int and low <= value <= high, what)
+    return value
+
+
+def _str(value: Any, limit: int, what: str) -> str:
+    _expect(type(value) is str and len(value) <= limit, what)
+    return value
+
+
+def _dict(value: Any, keys: set[str], what: str, optional: set[str] = frozenset()) -> dict:
+    _expect(type(value) is dict and keys <= set(value) <= keys | optional, what)
+    return value
+
+
+def parse_answer(raw: bytes, request: dict[str, Any], source_lines: int, started: float = 0.0,
+                 toolchain: str = "") -> CompileResult:
+    """The child's JSON answer → a CompileResult. Raises Malformed for anything off."""
+    _expect(len(raw) <= ANSWER_BYTES, "answer too long")
+    try:
+        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise Malformed(f"not JSON: {exc}") from None
+    seconds = time.perf_counter() - started if started else 0.0
+    if type(doc) is dict and set(doc) == {"error"}:
+        diagnostic, status = _parse_error(doc["error"], request, source_lines)
+        return CompileResult(status, seconds, render([diagnostic]), [diagnostic], language="triton",
+                             toolchain=toolchain)
+    build = parse_build(doc, request)
+    return CompileResult("ok", seconds, "", [], language="triton", artifact=build,
+                         toolchain=f"triton {build.triton_version}")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_build(doc: Any, request: dict[str, Any]) -> TritonBuild:
+    doc = _dict(doc, {"triton", "target", "binaries", "cases"}, "top level")
+    version = _str(doc["triton"], 40, "triton")
+    _expect(re.fullmatch(r"[0-9A-Za-z.+_-]{1,40}", version) is not None, "triton version")
+    target = request["target"]
+    _expect(doc["target"] == target, "target")
+    launches = request["launches"]
+    _expect(type(doc["binaries"]) is list and 1 <= len(doc["binaries"]) <= min(MAX_BINARIES,
+                                                                                request["max_binaries"]), "binaries")
+    binaries = {}
+    for item in doc["binaries"]:
+        binary = _parse_binary(item, launches, target)
+        _expect(binary.key not in binaries, "duplicate binary")
+        binaries[binary.key] = binary
+    _expect(type(doc["cases"]) is list and len(doc["cases"]) == len(request["cases"]), "cases")
+    plans = []
+    used = set()
+    for case, row in zip(request["cases"], doc["cases"]):
+        _expect(type(row) is list and len(row) == len(launches), "case row")
+        plan = []
+        for index, item in enumerate(row):
+            item = _dict(item, {"binary", "grid"}, "launch")
+            key = _str(item["binary"], 8, "binary key")
+            _expect(key in binaries, "unknown binary")
+            binary = binaries[key]
+            _expect(binary.kernel == launches[index]["kernel"], "binary of another kernel")
+            _expect(list(binary.signature) == case["types"][index], "binary of other argument types")
+            grid = item["grid"]
+            _expect(type(grid) is list and len(grid) == 3, "grid")
+            dims = tuple(_int(g, 1, limit, "grid") for g, limit in zip(grid, MAX_GRID))
+            plan.append(TritonLaunchPlan(key, (dims[0], dims[1], dims[2])))
+            used.add(key)
+        values = tuple(sorted((k, v) for k, v in case["values"].items()
+                              if isinstance(v, (int, float)) and not isinstance(v, bool)))
+        plans.append((values, tuple(plan)))
+    _expect(used == set(binaries), "a binary no case runs")
+    return TritonBuild(version, target, tuple(binaries.values()), tuple(plans))
+
+
+_BINARY_KEYS = {"key", "kernel", "name", "signature", "meta", "num_warps", "num_stages", "shared", "params",
+                "global_scratch_size", "global_scratch_align", "profile_scratch_size", "profile_scratch_align",
+                "cubin"}
+
+
+def _parse_binary(item: Any, launches: list[dict], target: str) -> TritonBinary:
+    item = _dict(item, _BINARY_KEYS, "binary")
+    key = _str(item["key"], 4, "key")
+    _expect(_KEY.match(key) is not None, "key")
+    kernel = _str(item["kernel"], 128, "kernel")
+    matching = [launch for launch in launches if launch["kernel"] == kernel]
+    _expect(bool(matching), "kernel")
+    name = _str(item["name"], 128, "name")
+    _expect(_IDENT.match(name) is not None, "name")
+    signature = item["signature"]
+    _expect(type(signature) is list and len(signature) == matching[0]["args"]
+            and all(type(t) is str and t in ARG_TYPES for t in signature), "signature")
+    meta = item["meta"]
+    _expect(type(meta) is dict and len(meta) <= 64, "meta")
+    for k, v in meta.items():
+        _expect(_IDENT.match(k) is not None and k not in ("grid", "num_warps", "num_stages"), "meta name")
+        _expect(type(v) is bool or (type(v) is int and abs(v) < 2**63)
+                or (type(v) is float and math.isfinite(v)), "meta value")
+    ttir = target == "ttir-only"
+    num_warps = item["num_warps"]
+    _expect(type(num_warps) is int and num_warps in WARPS, "num_warps")
+    num_stages = _int(item["num_stages"], 1, 8, "num_stages")
+    shared = _int(item["shared"], 0, 0 if ttir else MAX_SHARED_BYTES, "shared")
+    nargs = len(signature)
+    params = _int(item["params"], 0 if ttir else nargs, 0 if ttir else nargs + 2, "params")
+    scratch = [_int(item[f], 0, 0 if ttir else MAX_SCRATCH_BYTES, f)
+               for f in ("global_scratch_size", "profile_scratch_size")]
+    aligns = [_int(item[f], 1, 4096, f) for f in ("global_scratch_align", "profile_scratch_align")]
+    _expect(all(a & (a - 1) == 0 for a in aligns), "scratch alignment")
+    _expect(params - nargs >= (1 if scratch[0] else 0) + (1 if scratch[1] else 0) or ttir, "scratch params")
+    encoded = _str(item["cubin"], (MAX_CUBIN_BYTES + 2) // 3 * 4, "cubin")
+    try:
+        cubin = base64.b64decode(encoded.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise Malformed("cubin") from None
+    _expect((cubin == b"") if ttir else (0 < len(cubin) <= MAX_CUBIN_BYTES and cubin[:4] == b"\x7fELF"), "cubin")
+    return TritonBinary(key, kernel, name, tuple(signature), tuple(sorted(meta.items())), num_warps, num_stages,
+                        shared, params, scratch[0], aligns[0], scratch[1], aligns[1], cubin)
+
+
+_ERROR_KINDS = {"syntax", "import", "missing_kernel", "not_jit", "kernel_params", "missing_launch",
+                "launch_not_function", "launch_signature", "launch_unknown_arg", "launch_raised", "launch_not_dict",
+                "launch_no_grid", "launch_bad_grid", "launch_num_warps", "launch_num_stages", "launch_unknown_key",
+                "launch_bad_meta", "launch_missing_meta", "triton", "compile", "too_many_binaries"}
+
+
+def _parse_error(error: Any, request: dict[str, Any], source_lines: int) -> tuple[Diagnostic, str]:
+    _expect(type(error) is dict and {"kind", "line", "column", "message"} <= set(error)
+            and set(error) <= {"kind", "line", "column", "message", "name", "want", "got", "arg", "key"}, "error")
+    kind = error["kind"]
+    _expect(type(kind) is str and kind in _ERROR_KINDS, "error kind")
+    line = _int(error["line"], 0, 10**7, "line")
+    line = line if line <= source_lines else 0
+    column = min(_int(error["column"], 0, 10**7, "column"), 10**4)
+    detail = _str(error["message"], 2000, "message")
+    kernels = [launch["kernel"] for launch in request["launches"]]
+    name = error.get("name", "")
+    _expect(type(name) is str, "name")
+    if kind not in ("syntax", "import", "triton", "too_many_binaries"):
+        _expect(name in kernels, "error's kernel")
+    short = lambda field: _str(error.get(field, ""), 100, field)  # noqa: E731
+    status = "compile_error"
+    if kind == "syntax":
+        message = msg.syntax(detail[:300])
+    elif kind == "import":
+        message = msg.import_failed(detail)
+    elif kind == "missing_kernel":
+        message = msg.missing_kernel(name)
+    elif kind == "not_jit":
+        message = msg.not_jit(name)
+    elif kind == "kernel_params":
+        launch = next(launch for launch in request["launches"] if launch["kernel"] == name)
+        got = _int(error.get("got"), 0, 10**4, "got")
+        _expect(error.get("want") == launch["args"], "want")
+        message = msg.kernel_params(name, launch["args"], got, _describe_args(request, name))
+    elif kind in ("missing_launch", "launch_not_function"):
+        message = msg.missing_launch(name)
+    elif kind == "launch_unknown_arg":
+        message = msg.launch_unknown_arg(name, short("arg"))
+    elif kind in ("launch_raised", "launch_signature"):
+        message = msg.launch_raised(name, detail)
+    elif kind == "launch_not_dict":
+        message = msg.launch_not_dict(name, detail[:100])
+    elif kind in ("launch_no_grid", "launch_bad_grid"):
+        message = msg.launch_grid(name, "nothing" if kind == "launch_no_grid" else detail[:100])
+    elif kind == "launch_num_warps":
+        message = msg.launch_num_warps(name, detail[:100])
+    elif kind == "launch_num_stages":
+        message = msg.launch_num_stages(name, detail[:100])
+    elif kind == "launch_unknown_key":
+        message = msg.launch_unknown_key(name, short("key"))
+    elif kind == "launch_bad_meta":
+        message = msg.launch_meta_value(name, short("key"), detail[:100])
+    elif kind == "launch_missing_meta":
+        message = msg.launch_missing_meta(name, short("key"))
+    elif kind == "too_many_binaries":
+        message = msg.too_many_binaries(MAX_BINARIES)
+    else:  # "triton", "compile": Triton's own words
+        message = msg.compile_error(detail)
+    return Diagnostic(line, column, "error", message), status
+
+
+def _describe_args(request: dict[str, Any], kernel: str) -> str:
+    launch = next(launch for launch in request["launches"] if launch["kernel"] == kernel)
+    return str(launch.get("names", launch["args"]))
+
+
+def first_message(compiled: CompileResult) -> Message | None:
+    """The first error's coded message (None when the result is ok)."""
+    for d in compiled.diagnostics:
+        if d.severity == "error" and isinstance(d.message, Message):
+            return d.message
+    return None

@@ -1,0 +1,59 @@
+"""Triton learner files the tests compile (and the GPU tests run)."""
+
+SAXPY = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, a * x + y, mask=mask)
+
+
+def launch_saxpy(N):
+    BLOCK = 1024 if N >= 65536 else 256
+    return {"grid": (triton.cdiv(N, BLOCK),), "BLOCK": BLOCK, "num_warps": 4}
+'''
+
+SOFTMAX = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax(x_ptr, y_ptr, rows, cols, BLOCK: tl.constexpr):
+    base = tl.program_id(0).to(tl.int64) * cols
+    m = tl.full([BLOCK], float("-inf"), tl.float32)
+    for start in range(0, cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        m = tl.maximum(m, tl.load(x_ptr + base + offs, mask=offs < cols, other=float("-inf")))
+    top = tl.max(m, axis=0)
+    s = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        s += tl.exp(tl.load(x_ptr + base + offs, mask=offs < cols, other=float("-inf")) - top)
+    total = tl.sum(s, axis=0)
+    for start in range(0, cols, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + base + offs, mask=offs < cols, other=float("-inf"))
+        tl.store(y_ptr + base + offs, tl.exp(x - top) / total, mask=offs < cols)
+
+
+def launch_softmax(**sizes):
+    return {"grid": sizes["rows"], "BLOCK": 1024, "num_warps": 8}
+'''
+
+TRITON_SOFTMAX = '''
+[triton]
+[[triton.launch]]
+kernel = "softmax"
+args = ["x", "y", "rows", "cols"]
+'''
+
+
+def line_of(source: str, text: str) -> int:
+    """The 1-based line of the first line containing `text`."""
+    return next(i for i, line in enumerate(source.splitlines(), start=1) if text in line)
