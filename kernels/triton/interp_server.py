@@ -239,6 +239,9 @@ class Server:
         call = dict(zip(plain, args))
         call.update({k: v for k, v in meta.items() if k in constexprs})
         scope = interp._patch_lang(fn)
+        # Triton 3.6 reads a scalar as int(array of one element), which numpy 2 refuses:
+        # `for i in range(0, n, step)` over a scalar argument needs it
+        scope.set_attr(interp.tl.core.tensor, "__index__", _index)
         try:
             bound = inspect.getcallargs(fn, **call)
             bound = {n: v if n in constexprs else interp._implicit_cvt(v) for n, v in bound.items()}
@@ -254,6 +257,10 @@ class Server:
                 done += 1
         finally:
             scope.restore()
+
+
+def _index(tensor) -> int:
+    return int(tensor.handle.data.reshape(-1)[0]) if tensor.handle.data.size == 1 else int(tensor.handle.data)
 
 
 def _memoised(function):

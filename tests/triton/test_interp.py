@@ -123,6 +123,25 @@ def test_softmax_is_correct_one_program_per_row(program):
     np.testing.assert_allclose(buffers["y"].payload, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
 
 
+def test_a_loop_over_a_scalar_argument_runs(program):
+    """`range(0, n, step)` over a scalar argument: Triton 3.6 reads it with int(), which numpy 2
+    refuses for a one-element array; the server reads it itself."""
+    source = HEAD + """@triton.jit
+def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
+    step = tl.num_programs(0) * BLOCK
+    for start in range(0, n, step):
+        offs = start + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(y_ptr + offs, a * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+"""
+    built = program(source, "saxpy")
+    buffers = _saxpy_buffers(1000, np.random.default_rng(12))
+    want = 2.0 * buffers["x"].payload + buffers["y"].payload
+    ran = built.handle.run([_saxpy_launch(1000, block=64, grid=3)], buffers, 10.0)
+    assert ran.fault is None and ran.diagnostics == []
+    np.testing.assert_allclose(buffers["y"].payload, want, rtol=1e-6)
+
+
 def test_a_missing_mask_is_reported_with_program_element_and_line(program):
     source = SAXPY.replace(", mask=mask)", ")")
     built = program(source, "saxpy")
