@@ -94,6 +94,10 @@ class Server:
         self.builder.options = dataclasses.replace(self.builder.options, sanitize_overflow=False)
         # a dict built per call, ~7% of a saxpy program's time: the same answer per type
         interpreter._get_np_dtype = _memoised(interpreter._get_np_dtype)
+        # Triton 3.6 reads a scalar as int(array of one element), which numpy 2 refuses
+        # (`for i in range(0, n, step)` over a scalar argument); every patching of the
+        # language (each launch, each call of a @triton.jit helper such as tl.sum) gets ours
+        interpreter._patch_lang_tensor = _with_index(interpreter._patch_lang_tensor)
         self.learner_file = learner_file
         self.checker = None
         self.module, self.import_error = self._import(learner_file)
@@ -239,9 +243,6 @@ class Server:
         call = dict(zip(plain, args))
         call.update({k: v for k, v in meta.items() if k in constexprs})
         scope = interp._patch_lang(fn)
-        # Triton 3.6 reads a scalar as int(array of one element), which numpy 2 refuses:
-        # `for i in range(0, n, step)` over a scalar argument needs it
-        scope.set_attr(interp.tl.core.tensor, "__index__", _index)
         try:
             bound = inspect.getcallargs(fn, **call)
             bound = {n: v if n in constexprs else interp._implicit_cvt(v) for n, v in bound.items()}
@@ -257,6 +258,13 @@ class Server:
                 done += 1
         finally:
             scope.restore()
+
+
+def _with_index(patch_lang_tensor):
+    def patch(tensor, scope) -> None:
+        patch_lang_tensor(tensor, scope)
+        scope.set_attr(tensor, "__index__", _index)
+    return patch
 
 
 def _index(tensor) -> int:
