@@ -100,6 +100,16 @@ class ServerProcess(ProgramProcess):
         self._released = False
         self._stderr_tail = b""
 
+    def _crashed(self, deadline: float, started: float) -> Crash:
+        crash = super()._crashed(deadline, started)
+        bwrap_failed = crash.stderr.startswith("bwrap: ") and "exited unexpectedly" in crash.message
+        if crash.kind == "runtime_error" and bwrap_failed:
+            # bubblewrap itself failed before the server ran (a clone refused while other sandboxes
+            # start): the machine's, run again once (a server that forges this gains nothing: twice is
+            # the learner's runtime_error)
+            return Crash(OURS, "sandbox failed", "the sandbox could not start the server", crash.stderr)
+        return crash
+
     def _program_pid(self) -> int | None:
         if self._pid is None:
             self._pid = emu_jail.program_pid(self.proc.pid)
@@ -154,7 +164,10 @@ class InterpHandle:
     def start(self) -> None:
         """Start the server now (it imports Triton before the first request arrives)."""
         if "server" not in self.processes:
-            self.processes["server"] = ServerProcess(self.learner, self.cpu_s(_run_s(self.exercise)))
+            try:
+                self.processes["server"] = ServerProcess(self.learner, self.cpu_s(_run_s(self.exercise)))
+            except OSError:
+                pass  # a busy machine (EAGAIN from the task limit): the first case starts it
 
     @staticmethod
     def cpu_s(timeout_s: float) -> int:
@@ -174,7 +187,7 @@ class InterpHandle:
             got = proc.call(request, timeout_s + 1.0, timeout_s + 1.0)
             if not (isinstance(got, Crash) and got.kind == OURS):
                 return got
-        return Crash("runtime_error", "crashed", f"the server was killed twice: {got.message}", got.stderr)
+        return Crash("runtime_error", "crashed", f"the server ended twice without answering: {got.message}", got.stderr)
 
     def _describe(self, name: str, buf: GuardedArray) -> dict[str, str]:
         spec = self.exercise.buffer(name) if hasattr(self.exercise, "buffer") else None

@@ -128,7 +128,7 @@ def test_a_loop_over_a_scalar_argument_runs(program):
     refuses for a one-element array; the server reads it itself."""
     source = HEAD + """@triton.jit
 def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
-    step = tl.num_programs(0) * BLOCK
+    step = tl.num_programs(0) * BLOCK + tl.sum(tl.zeros((BLOCK,), tl.int32), axis=0)  # a @triton.jit helper first
     for start in range(0, n, step):
         offs = start + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         mask = offs < n
