@@ -221,13 +221,13 @@ class Server:
                 return None  # the checker holds the fault
             except _Timeout as exc:
                 return ("time limit exceeded", 0, {"detail": str(exc)})
-            except _NeedsGpu as exc:
-                return ("needs_gpu", _learner_line(exc.__traceback__, self.learner_file), {"feature": str(exc)})
-            except MemoryError:
-                return ("out of memory", 0, {"detail": "MemoryError"})
             except Exception as exc:  # noqa: BLE001 — the learner's error: its line and its text
                 line = _learner_line(exc.__traceback__, self.learner_file)
-                cause = exc.__cause__ or exc
+                cause = exc.__cause__ or exc  # Triton's InterpreterError wraps what a kernel raised
+                if isinstance(cause, MemoryError):
+                    return ("out of memory", line, {"detail": "MemoryError"})
+                if isinstance(cause, _NeedsGpu):
+                    return ("needs_gpu", line, {"feature": str(cause)})
                 name = "device-side assert" if isinstance(cause, AssertionError) else "python error"
                 return (name, line, {"line": line, "detail": f"{type(cause).__name__}: {cause}"[:DETAIL_CAP_CHARS]})
         return None

@@ -244,6 +244,15 @@ def test_a_python_error_in_a_kernel_is_a_runtime_error_on_its_line(program):
     assert ran.fault.message.params["line"] == _line(source, "z = tl.load")
 
 
+def test_a_kernel_past_the_servers_memory_is_memory_limit_exceeded(program):
+    source = "KEEP = []\n" + SAXPY.replace("    tl.store(", "    for i in range(400):\n"
+                                                             "        KEEP.append(tl.zeros((1 << 20,), tl.float64))\n"
+                                                             "    tl.store(")
+    built = program(source, "saxpy")
+    ran = built.handle.run([_saxpy_launch(10)], _saxpy_buffers(10, np.random.default_rng(13)), 60.0)
+    assert ran.fault is not None and ran.fault.kind == "memory_limit_exceeded", ran.fault
+
+
 @pytest.mark.parametrize("hostile", [
     # garbage on every descriptor the protocol may be on
     "import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'garbage' * 100)\n    except OSError:\n"
