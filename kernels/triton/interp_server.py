@@ -98,6 +98,7 @@ class Server:
         # (`for i in range(0, n, step)` over a scalar argument); every patching of the
         # language (each launch, each call of a @triton.jit helper such as tl.sum) gets ours
         interpreter._patch_lang_tensor = _with_index(interpreter._patch_lang_tensor)
+        _numerics_as_on_a_gpu(interpreter, self.builder)
         self.learner_file = learner_file
         self.checker = None
         self.module, self.import_error = self._import(learner_file)
@@ -258,6 +259,42 @@ class Server:
                 done += 1
         finally:
             scope.restore()
+
+
+def _numerics_as_on_a_gpu(interpreter, builder) -> None:
+    """Two places where Triton 3.6's interpreter computes other numbers than a GPU:
+    float32 → bfloat16 truncates (a GPU rounds to nearest even: `x.to(tl.bfloat16)` was one
+    bf16 step off, and a correct RMSNorm failed), and `tl.dot` in its default TF32 precision
+    multiplies full float32 (a GPU keeps 10 mantissa bits: a TF32 GEMM passed here and failed
+    there)."""
+    import numpy as np
+
+    tl, ir = interpreter.tl, interpreter._ir
+    convert, dot = interpreter._convert_float, builder.create_dot
+
+    def convert_float(data, input_dtype, output_dtype, rounding_mode):
+        if input_dtype == tl.float32 and output_dtype == tl.bfloat16 and rounding_mode != ir.ROUNDING_MODE.RTZ:
+            bits = np.asarray(data, dtype=np.float32).view(np.uint32).astype(np.uint64)
+            rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+            nan = np.isnan(np.asarray(data, dtype=np.float32))
+            rounded[nan] = ((bits[nan] >> 16) | 0x40).astype(np.uint16)
+            return rounded.reshape(np.shape(data))
+        return convert(data, input_dtype, output_dtype, rounding_mode)
+
+    def tf32(handle):
+        bits = handle.data.astype(np.float32).view(np.uint32)
+        finite = np.isfinite(handle.data)
+        rounded = np.where(finite, (bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000), bits)
+        return interpreter.TensorHandle(rounded.view(np.float32), handle.dtype)
+
+    def create_dot(a, b, d, input_precision, max_num_imprecise_acc):
+        if input_precision == ir.INPUT_PRECISION.TF32 and a.dtype.scalar == tl.float32 \
+                and b.dtype.scalar == tl.float32:
+            a, b = tf32(a), tf32(b)
+        return dot(a, b, d, input_precision, max_num_imprecise_acc)
+
+    interpreter._convert_float = convert_float
+    builder.create_dot = create_dot
 
 
 def _with_index(patch_lang_tensor):

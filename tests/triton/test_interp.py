@@ -142,6 +142,37 @@ def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
     np.testing.assert_allclose(buffers["y"].payload, want, rtol=1e-6)
 
 
+def test_numbers_are_the_gpus_bfloat16_rounds_to_nearest_even_and_dot_is_tf32(program):
+    source = HEAD + """@triton.jit
+def numbers(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    rounded = x.to(tl.bfloat16).to(tl.float32)
+    square = tl.reshape(x, (4, 4))
+    product = tl.reshape(tl.dot(square, square), (BLOCK,))
+    exact = tl.reshape(tl.dot(square, square, input_precision="ieee"), (BLOCK,))
+    tl.store(y_ptr + offs, rounded)
+    tl.store(y_ptr + BLOCK + offs, product)
+    tl.store(y_ptr + 2 * BLOCK + offs, exact)
+"""
+    built = program(source, "numbers")
+    x = (1.0 + np.arange(16, dtype=np.float32) / 3.0).astype(np.float32)
+    buffers = {"x": make_guarded("x", "in", "float32", (16,), "sentinel", x),
+               "y": make_guarded("y", "out", "float32", (48,), "sentinel", None)}
+    launch = _launch("numbers", 1, [("x_ptr", "x", None), ("y_ptr", "y", None), ("n", None, 16)], BLOCK=16)
+    ran = built.handle.run([launch], buffers, 10.0)
+    assert ran.fault is None, ran.fault
+    y = buffers["y"].payload
+    bits = x.view(np.uint32).astype(np.uint64)
+    nearest_even = (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
+    np.testing.assert_array_equal(y[:16], nearest_even)
+    square = x.reshape(4, 4).astype(np.float64)
+    tf32 = ((x.view(np.uint32) + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32).reshape(4, 4)
+    np.testing.assert_allclose(y[16:32], (tf32.astype(np.float64) @ tf32).reshape(-1), rtol=1e-6)
+    np.testing.assert_allclose(y[32:], (square @ square).reshape(-1), rtol=1e-6)
+    assert np.abs(y[16:32] - y[32:]).max() > 1e-4  # TF32 is visibly less exact
+
+
 def test_a_missing_mask_is_reported_with_program_element_and_line(program):
     source = SAXPY.replace(", mask=mask)", ")")
     built = program(source, "saxpy")
