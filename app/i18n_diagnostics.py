@@ -24,6 +24,7 @@ DIAG_KO: dict[str, str] = {
     "js.msg.unknown_line": "알 수 없는 줄",
     "js.msg.access.read": "읽기",
     "js.msg.access.write": "쓰기",
+    "js.msg.access.atomic": "원자적 접근",
     "js.msg.verb.read": "읽는",
     "js.msg.verb.write": "쓰는",
     "js.msg.verb_past.read": "읽었습니다",
@@ -67,6 +68,18 @@ DIAG_KO: dict[str, str] = {
                              "(에뮬레이터의 스레드마다 {stack_kib} KiB)",
     "js.msg.misaligned_wild": "정렬되지 않았거나 잘못된 {access_text} ({at_line}): 크기의 배수가 아닌 주소에서 벡터를 "
                               "읽거나 썼습니다 (예: 4의 배수가 아닌 인덱스의 float4). 아니면 엉뚱한 포인터입니다",
+    "js.msg.triton_out_of_bounds": "범위 밖 {access_text}: 버퍼 '{name}'의 원소 {index}, 유효한 원소는 0..{last}입니다 "
+                                   "(프로그램 {program}, {at_line}). 버퍼 뒤의 보호 구역입니다: 마스크가 빠졌거나 "
+                                   "틀렸습니다",
+    "js.msg.triton_out_of_bounds_far": "범위 밖 {access_text}: 버퍼 '{name}'의 원소 {index}, 유효한 원소는 "
+                                       "0..{last}입니다 (프로그램 {program}, {at_line}). 어느 버퍼에도 속하지 않는 "
+                                       "주소라 접근하지 않고 실행을 멈췄습니다 (그래픽 처리 장치에서는 잘못된 주소 오류)",
+    "js.msg.triton_race": "버퍼 '{name}'의 원소 {index}에서 데이터 경쟁: 프로그램 {program}의 {access_text}({at_line})와 "
+                          "같은 실행 안 다른 프로그램 {other_program}의 {other_access_text}이(가) 겹칩니다. 한 실행의 "
+                          "프로그램들은 정해진 순서 없이 돌아갑니다: 원자적 연산을 쓰거나 프로그램마다 다른 원소를 맡기세요",
+    "js.msg.triton_uninitialised_read": "프로그램 {program}이(가) 출력 '{name}'의 원소 {index}을(를) 어느 프로그램도 "
+                                        "쓰기 전에 읽었습니다 ({at_line}). 출력은 쓰레기 값으로 시작합니다",
+    "js.msg.triton_error": "{name} ({at_line}): {detail}",
     "js.msg.launch_timeout": "커널 실행이 {seconds}초 안에 끝나지 않았습니다",
     "js.msg.cpu_limit": "CPU 시간 한도에 닿았습니다",
     "js.msg.emu_budget": "이 제출의 실행이 에뮬레이터가 컴파일과 모든 테스트 실행에 주는 {seconds}초 예산을 넘었습니다",
@@ -85,6 +98,7 @@ DIAG_EN: dict[str, str] = {
     "js.msg.unknown_line": "an unknown line",
     "js.msg.access.read": "read",
     "js.msg.access.write": "write",
+    "js.msg.access.atomic": "atomic access",
     "js.msg.verb.read": "reads",
     "js.msg.verb.write": "writes",
     "js.msg.verb_past.read": "read",
@@ -129,6 +143,20 @@ DIAG_EN: dict[str, str] = {
     "js.msg.misaligned_wild": "misaligned or invalid {access_text} ({at_line}): a vector load or store at an address "
                               "that is not a multiple of its size (e.g. a float4 at an index not a multiple of 4), or "
                               "a wild pointer",
+    "js.msg.triton_out_of_bounds": "out-of-bounds {access_text} of buffer '{name}' at element {index}, valid elements "
+                                   "are 0..{last}, by program {program} ({at_line}): in the judge's guard band past the "
+                                   "buffer (a missing or wrong mask)",
+    "js.msg.triton_out_of_bounds_far": "out-of-bounds {access_text} of buffer '{name}' at element {index}, valid "
+                                       "elements are 0..{last}, by program {program} ({at_line}): far outside every "
+                                       "buffer: the access was not made and the launch stopped (on a GPU: an illegal "
+                                       "address)",
+    "js.msg.triton_race": "data race on buffer '{name}' element {index}: program {program} makes a {access_text} "
+                          "({at_line}) of an element another program {other_program} made a {other_access_text} of in the same "
+                          "launch; programs of a launch run in no fixed order: use an atomic, or give each program its "
+                          "own elements",
+    "js.msg.triton_uninitialised_read": "program {program} reads output '{name}' element {index} ({at_line}) before "
+                                        "any program wrote it: outputs start as garbage",
+    "js.msg.triton_error": "{name} ({at_line}): {detail}",
     "js.msg.launch_timeout": "the launches did not finish within {seconds} s",
     "js.msg.cpu_limit": "the CPU time limit was reached",
     "js.msg.emu_budget": "the submission's runs passed the emulator's {seconds} s budget for compiling and running "

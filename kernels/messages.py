@@ -52,6 +52,13 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "segfault_unplaced": (),
     "stack_overflow": ("line", "stack_kib"),
     "misaligned_wild": ("line", "access"),
+    # Triton's interpreter on the CPU (#29, kernels/triton/interp_messages.py): program "(x, y, z)";
+    # access read | write | atomic; other_program "" when several programs made the other access
+    "triton_out_of_bounds": ("access", "name", "index", "last", "program", "line"),
+    "triton_out_of_bounds_far": ("access", "name", "index", "last", "program", "line"),
+    "triton_race": ("name", "index", "program", "access", "other_program", "other_access", "line"),
+    "triton_uninitialised_read": ("name", "index", "program", "line"),
+    "triton_error": ("name", "line", "detail"),  # name: python error | device-side assert | import error | …
     "launch_timeout": ("seconds",),
     "cpu_limit": (),
     "emu_budget": ("seconds",),

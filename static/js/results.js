@@ -55,7 +55,10 @@
     if (p.line != null) p.at_line = lineText(p.line);
     if (p.other_line != null) p.other_at_line = lineText(p.other_line);
     if (p.access) { p.access_text = S["msg.access." + p.access] || p.access; p.access_verb = S["msg.verb." + p.access] || p.access; }
-    if (p.other_access) p.other_access_past = S["msg.verb_past." + p.other_access] || p.other_access;
+    if (p.other_access) {
+      p.other_access_past = S["msg.verb_past." + p.other_access] || p.other_access;
+      p.other_access_text = S["msg.access." + p.other_access] || p.other_access;
+    }
     if (p.scope) p.scope_text = S["msg.race_scope." + p.scope] || "";
   }
 
