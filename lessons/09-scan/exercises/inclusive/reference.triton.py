@@ -17,31 +17,6 @@ WINDOW = tl.constexpr(32)    # states read at once while looking back
 
 
 @triton.jit
-def _pack(STATUS: tl.constexpr, value):
-    return (value.to(tl.int64) & 0xFFFFFFFF) | (STATUS << 32)
-
-
-@triton.jit
-def _sum_before(state_ptr, tile):
-    """The sum of the values of tiles 0 .. tile-1, from their published states."""
-    before = tile * 0
-    end = tile
-    while end > 0:
-        k = tl.arange(0, WINDOW)  # k = 0 is the tile just before `end`
-        idx = end - 1 - k
-        valid = idx >= 0
-        words = tl.atomic_add(state_ptr + idx, tl.zeros((WINDOW,), tl.int64), mask=valid, sem="acquire")
-        while tl.sum(((words >> 32) == 0) & valid, axis=0) > 0:  # a tile not published yet
-            words = tl.atomic_add(state_ptr + idx, tl.zeros((WINDOW,), tl.int64), mask=valid, sem="acquire")
-        prefix = tl.where(valid & ((words >> 32) == PREFIX), k, WINDOW)
-        nearest = tl.min(prefix, axis=0)  # WINDOW when no tile of the window has a prefix
-        values = (words & 0xFFFFFFFF).to(tl.int32)
-        before += tl.sum(tl.where(valid & (k <= nearest), values, 0), axis=0)
-        end = tl.where(nearest < WINDOW, 0, end - WINDOW)
-    return before
-
-
-@triton.jit
 def scan_tiles(in_ptr, out_ptr, state_ptr, ticket_ptr, n, TILE: tl.constexpr):
     tile = tl.atomic_add(ticket_ptr, 1)
     offs = tile * TILE + tl.arange(0, TILE)
@@ -52,12 +27,23 @@ def scan_tiles(in_ptr, out_ptr, state_ptr, ticket_ptr, n, TILE: tl.constexpr):
         x = tl.load(in_ptr + offs, mask=offs < n, other=0)
     scanned = tl.cumsum(x, axis=0)
     total = tl.sum(x, axis=0)
-    if tile == 0:
-        before = total * 0
-    else:
-        tl.atomic_xchg(state_ptr + tile, _pack(AGGREGATE, total), sem="release")
-        before = _sum_before(state_ptr, tile)
-    tl.atomic_xchg(state_ptr + tile, _pack(PREFIX, before + total), sem="release")
+    before = total * 0  # the sum of every tile before this one
+    if tile > 0:
+        tl.atomic_xchg(state_ptr + tile, (total.to(tl.int64) & 0xFFFFFFFF) | (AGGREGATE << 32), sem="release")
+        # look back, WINDOW states at a time (k = 0 is the tile just before `end`),
+        # to the nearest tile that published a full prefix
+        k = tl.arange(0, WINDOW)
+        end = tile
+        while end > 0:
+            idx = end - 1 - k
+            valid = idx >= 0
+            words = tl.atomic_add(state_ptr + idx, tl.zeros((WINDOW,), tl.int64), mask=valid, sem="acquire")
+            while tl.sum(((words >> 32) == 0) & valid, axis=0) > 0:  # a tile not published yet
+                words = tl.atomic_add(state_ptr + idx, tl.zeros((WINDOW,), tl.int64), mask=valid, sem="acquire")
+            nearest = tl.min(tl.where(valid & ((words >> 32) == PREFIX), k, WINDOW), axis=0)
+            before += tl.sum(tl.where(valid & (k <= nearest), (words & 0xFFFFFFFF).to(tl.int32), 0), axis=0)
+            end = tl.where(nearest < WINDOW, 0, end - WINDOW)  # WINDOW: no prefix in this window
+    tl.atomic_xchg(state_ptr + tile, ((before + total).to(tl.int64) & 0xFFFFFFFF) | (PREFIX << 32), sem="release")
     if full:
         tl.store(out_ptr + offs, scanned + before)
     else:

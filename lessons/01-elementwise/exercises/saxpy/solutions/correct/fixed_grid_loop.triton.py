@@ -1,4 +1,4 @@
-# A fixed grid, like the CUDA launch: at most 1024 programs, each walking the array
+# A fixed grid, like the CUDA launch: at most 264 programs (2 per SM), each walking the array
 # in steps of the whole grid (a grid-stride loop over blocks).
 import triton
 import triton.language as tl
@@ -17,5 +17,5 @@ def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
 
 
 def launch_saxpy(N):
-    BLOCK = 1024
-    return {"grid": (min(triton.cdiv(N, BLOCK), 1024),), "BLOCK": BLOCK, "num_warps": 4}
+    BLOCK = 4096
+    return {"grid": (min(triton.cdiv(N, BLOCK), 264),), "BLOCK": BLOCK, "num_warps": 8}

@@ -16,4 +16,4 @@ def transpose(in_ptr, out_ptr, rows, cols, TILE: tl.constexpr):
 
 
 def launch_transpose(rows, cols):
-    return {"grid": (triton.cdiv(cols, 32), triton.cdiv(rows, 32)), "TILE": 32, "num_warps": 4}
+    return {"grid": (triton.cdiv(cols, 64), triton.cdiv(rows, 64)), "TILE": 64, "num_warps": 4}
