@@ -1,0 +1,19 @@
+# BUG: `offs <= n` lets the element at index n through, one past the end of x and
+# y: the kernel reads it and writes a * x[n] + y[n] there.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs <= n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, a * x + y, mask=mask)
+
+
+def launch_saxpy(N):
+    BLOCK = 1024
+    return {"grid": (triton.cdiv(N, BLOCK),), "BLOCK": BLOCK, "num_warps": 4}
