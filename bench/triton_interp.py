@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels.backend import Launch, LaunchArg
+from kernels.targets.base import Launch, LaunchArg
 from kernels.buffers import make_guarded
 from kernels.check import check_case
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from kernels.backend import Diagnostic
+from kernels.targets.base import Diagnostic
 from kernels.compile import CompileResult
 from kernels.messages import Message
 from kernels.plan import env_for

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from kernels.backend import Program
+from kernels.targets.base import Program
 from kernels.compile import CompileResult
 from kernels.triton.compile import TritonBinary, TritonBuild
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from kernels.backend import (BackendUnavailable, BuildError, Diagnostic, GuardedArray, Launch, Program, RunOutcome,
+from kernels.targets.base import (TargetUnavailable, BuildError, Diagnostic, GuardedArray, Launch, Program, RunOutcome,
                              RuntimeFault, unique_diagnostics)
 from kernels.emu.process import OURS, Crash, ProgramProcess
 from kernels.emu.protocol import (ARG_BUFFER, ARG_FLOAT, ARG_INT, WireBuffer, WireLaunch, WireResponse,
@@ -57,7 +57,7 @@ def build_program(exercise: Any, source: str, compiled: Any = None, target: Any 
             raise BuildError([Diagnostic(line, 0, "error", message)], message, needs_gpu=feature)
     refused = jail.refusal()
     if refused:
-        raise BackendUnavailable(refused)
+        raise TargetUnavailable(refused)
     work_dir = jail.work_dir()
     path = work_dir / LEARNER_FILE
     path.write_text(source, encoding="utf-8")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kernels.backend import RunDiagnostic, RuntimeFault
+from kernels.targets.base import RunDiagnostic, RuntimeFault
 from kernels.emu.protocol import WireDiag, WireResponse
 from kernels.messages import Message
 

@@ -59,7 +59,7 @@ from kernels.triton import seccomp
 try:  # the target registry's "cannot run here" (kernels/targets/ once the language seam is in)
     from kernels.targets.base import TargetUnavailable as _NotHere
 except ImportError:
-    from kernels.backend import BackendUnavailable as _NotHere
+    from kernels.targets.base import TargetUnavailable as _NotHere
 
 PYTHON_ENV = "KDOJO_TRITON_PYTHON"  # the interpreter that has Triton (default: the judge's own)
 PACKAGES = ("triton", "numpy")  # the third-party packages a sandboxed program may import

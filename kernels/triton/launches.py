@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernels.backend import Launch, LaunchArg
+from kernels.targets.base import Launch, LaunchArg
 from kernels.compile import CompileResult
 from kernels.spec import Exercise
 from kernels.triton.compile import TritonBuild

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernels.backend import GUARD_ELEMS, GuardedArray
+from kernels.targets.base import GUARD_ELEMS, GuardedArray
 from kernels.plan import env_for
 from kernels.triton.compile import compile_triton
 from kernels.triton.gpu import load_program

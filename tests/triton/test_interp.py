@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from kernels.backend import BuildError, Launch, LaunchArg
+from kernels.targets.base import BuildError, Launch, LaunchArg
 from kernels.buffers import make_guarded
 from kernels.check import check_guards
 from kernels.triton import interp
