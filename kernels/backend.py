@@ -36,7 +36,7 @@ class Diagnostic:
 
     def to_dict(self) -> dict[str, Any]:
         return {"line": self.line, "column": self.column, "severity": self.severity,
-                "message": self.message}
+                "message": str(self.message), **code_fields(self.message)}
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@
       p.first = p.case + ": " + message(first);
     } else if ((code === "compile_failed" || code === "rejected") && p.line) key += "_at";
     else if (code === "mismatch") p.never = p.never_written ? S["msg.never_written"] : "";
-    else if (code === "fault") p.name = S["fault." + p.name] || p.name;
+    else if (code === "fault" || code === "check_crash") p.name = S["fault." + p.name] || p.name;
+    else if (code === "emu_no_memory" && S[key + "_" + p.what]) key += "_" + p.what;
     else if (code.startsWith("profile_")) {  // #16: the words inside a finding, translated too
       if (p.access) p.access = S["profile.access." + p.access] || p.access;
       if (p.limiter) p.limiter = S["profile.limiter." + p.limiter] || p.limiter;
@@ -59,16 +60,37 @@
   }
 
   // The verdict's message after its name; the compiler's own text (a `detail` it
-  // ends with) as code: it is the tool's, in the tool's language.
+  // ends with) as code: it is the tool's, in the tool's language. A compile error
+  // of our own (a policy, a signature, a constant: #28) is said in the reader's language.
   function verdictMessage(box, holder, tests) {
-    const text = message(holder, tests);
-    if (!text) return;
-    const detail = String((holder.message_params || {}).detail || "");
     const code = holder.message_code;
-    const tool = (code === "compile_failed" || code === "rejected") && detail && text.endsWith(detail);
-    const span = el("span", { class: "verdict-message", text: " — " + (tool ? text.slice(0, -detail.length) : text) });
-    if (tool) span.append(el("code", { class: "tool-text", text: detail }));
+    let shown = holder;
+    if ((code === "compile_failed" || code === "rejected") && holder.compile) {
+      const first = (holder.compile.diagnostics || []).find((d) => (d.severity || "error") === "error");
+      const params = holder.message_params || {};
+      if (first && first.message_code && first.message === params.detail) {
+        const inner = message(first);
+        shown = { message_code: code, message_params: Object.assign({}, params, { detail: inner }), message: holder.message };
+        const span = el("span", { class: "verdict-message", text: " — " });
+        span.append(...toolFramed(first, message(shown)));
+        box.append(span);
+        return;
+      }
+    }
+    const text = message(shown, tests);
+    if (!text) return;
+    const span = el("span", { class: "verdict-message", text: " — " });
+    span.append(...toolFramed(holder, text));
     box.append(span);
+  }
+
+  // `text` as nodes: what it ends with that is code, not prose, as code: the compiler's
+  // own words (`detail`) or a kernel's declaration (`declaration`).
+  function toolFramed(holder, text) {
+    const p = holder.message_params || {};
+    const tail = [p.detail, p.declaration].map((v) => String(v || "")).find((v) => v && text.endsWith(v));
+    if (!tail) return [text];
+    return [text.slice(0, -tail.length), el("code", { class: "tool-text", text: tail })];
   }
 
   // An attempt's source and its diff against the attempt before it (#28), as
@@ -229,11 +251,17 @@
         for (const d of items) {
           list.append(el("li", { class: "diag " + (d.severity || "error") },
             el("span", { class: "diag-line", text: K.fmt(S.line, { line: d.line }) + (d.column ? ":" + d.column : "") }),
-            " ", el("code", { class: "tool-text", text: d.message })));
+            " ", ...(d.message_code ? [el("span", { class: "diag-message" }, ...toolFramed(d, message(d)))]
+              : [el("code", { class: "tool-text", text: d.message })])));
         }
         box.append(el("section", { class: "diag-group " + cls }, el("h4", { text: title }), list));
       }
-      if (compile.log) box.append(el("details", {}, el("summary", { text: S.log }), el("pre", { text: compile.log })));
+      // The log as the tools wrote it, less the lines the list above already says in the reader's language.
+      const said = diags.filter((d) => d.message_code).map((d) => String(d.message));
+      const log = (compile.log || "").split("\n").filter((line) => !said.some((m) => m && line.endsWith(m))).join("\n");
+      if (log.trim()) {
+        box.append(el("details", {}, el("summary", { text: S.log }), el("pre", {}, el("code", { class: "tool-text", text: log }))));
+      }
     }
 
     diagnostics(items) {
@@ -319,5 +347,5 @@
     }
   }
 
-  window.KDojoResults = { Panel, message };
+  window.KDojoResults = { Panel, message, toolFramed };
 })();
