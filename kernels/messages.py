@@ -20,6 +20,8 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "compile_timeout": ("seconds",),
     "bench_timeout": ("seconds",),
     "bench_wrong": ("case", "detail"),
+    "bench_changed_input": ("case", "call", "name"),  # a timed call wrote into the judge's copy of an input
+    "bench_mismatch": ("case", "call", "where", "expected", "got", "count", "size", "never_written"),
     # a time below the device's physical floor (#26): no time recorded, flagged for review
     "bench_below_floor": ("case", "ms", "floor_ms", "bound"),
     "internal": (),

@@ -31,7 +31,7 @@
       if (p.access) p.access = S["profile.access." + p.access] || p.access;
       if (p.limiter) p.limiter = S["profile.limiter." + p.limiter] || p.limiter;
     }
-    else if (code === "race_order") p.mismatch = message({ message_code: "mismatch", message_params: p });
+    else if (code === "race_order" || code === "bench_mismatch") p.mismatch = message({ message_code: "mismatch", message_params: p });
     else if (code === "shuffle_source" && !p.mask) key += "_gone";
     else if (code === "wrote_outside") {
       const parts = [];
