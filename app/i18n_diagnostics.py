@@ -24,6 +24,7 @@ DIAG_KO: dict[str, str] = {
     "js.msg.unknown_line": "알 수 없는 줄",
     "js.msg.access.read": "읽기",
     "js.msg.access.write": "쓰기",
+    "js.msg.access.access": "접근",
     "js.msg.verb.read": "읽는",
     "js.msg.verb.write": "쓰는",
     "js.msg.verb_past.read": "읽었습니다",
@@ -67,6 +68,8 @@ DIAG_KO: dict[str, str] = {
                              "(에뮬레이터의 스레드마다 {stack_kib} KiB)",
     "js.msg.misaligned_wild": "정렬되지 않았거나 잘못된 {access_text} ({at_line}): 크기의 배수가 아닌 주소에서 벡터를 "
                               "읽거나 썼습니다 (예: 4의 배수가 아닌 인덱스의 float4). 아니면 엉뚱한 포인터입니다",
+    "js.msg.misaligned": "정렬되지 않은 {bytes}바이트 {access_text}: 주소 {address} ({at_line}). {bytes}바이트 접근은 "
+                         "{bytes}의 배수인 주소에서 해야 합니다 (예: 4의 배수가 아닌 인덱스의 float4)",
     "js.msg.launch_timeout": "커널 실행이 {seconds}초 안에 끝나지 않았습니다",
     "js.msg.cpu_limit": "CPU 시간 한도에 닿았습니다",
     "js.msg.emu_budget": "이 제출의 실행이 에뮬레이터가 컴파일과 모든 테스트 실행에 주는 {seconds}초 예산을 넘었습니다",
@@ -170,6 +173,7 @@ DIAG_EN: dict[str, str] = {
     "js.msg.unknown_line": "an unknown line",
     "js.msg.access.read": "read",
     "js.msg.access.write": "write",
+    "js.msg.access.access": "access",
     "js.msg.verb.read": "reads",
     "js.msg.verb.write": "writes",
     "js.msg.verb_past.read": "read",
@@ -214,6 +218,8 @@ DIAG_EN: dict[str, str] = {
     "js.msg.misaligned_wild": "misaligned or invalid {access_text} ({at_line}): a vector load or store at an address "
                               "that is not a multiple of its size (e.g. a float4 at an index not a multiple of 4), or "
                               "a wild pointer",
+    "js.msg.misaligned": "misaligned {bytes}-byte {access_text} at address {address} ({at_line}): a {bytes}-byte "
+                         "access needs an address that is a multiple of {bytes}",
     "js.msg.launch_timeout": "the launches did not finish within {seconds} s",
     "js.msg.cpu_limit": "the CPU time limit was reached",
     "js.msg.emu_budget": "the submission's runs passed the emulator's {seconds} s budget for compiling and running "

@@ -51,6 +51,7 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "segfault_unplaced": (),
     "stack_overflow": ("line", "stack_kib"),
     "misaligned_wild": ("line", "access"),
+    "misaligned": ("bytes", "access", "address", "line"),  # the checked run's exact one; access read/write/access
     "launch_timeout": ("seconds",),
     "cpu_limit": (),
     "emu_budget": ("seconds",),

@@ -92,6 +92,9 @@ _SHAPES: dict[str, re.Pattern[str]] = {name: re.compile(pattern, re.S) for name,
     "launch_shared": r"(?P<kernel>\w+): dynamic shared memory of (?P<bytes>\d+) bytes exceeds the 227 KB a block "
                      r"may use",
     "launch_args": r"(?P<kernel>\w+): the launch plan passes a different number of arguments than the kernel takes",
+    "misaligned": r"misaligned (?P<bytes>\d+)-byte (?P<access>read|write|access) at address (?P<address>0x[0-9a-f]+)"
+                  rf"(?:, {_LINE.format('line')})?: a (?:\d+-byte access|[^:]{{1,40}}) needs an address that is a "
+                  r"multiple of \d+",
     "output_corrupted": r"the program's answer named a fault the runtime does not give",
     "emu_no_memory": r"the emulator could not allocate (?P<what>a thread stack|shared memory)",
 }.items()}
@@ -126,7 +129,8 @@ def _params(match: re.Match[str]) -> dict[str, str | int]:
         elif key in ("line", "other_line"):
             params[key] = _line(value)
         elif key in ("access", "other_access"):
-            params[key] = "write" if value.endswith(("write", "writes", "wrote")) else "read"
+            params[key] = "write" if value.endswith(("write", "writes", "wrote")) else \
+                "access" if value == "access" else "read"
         elif key == "what":
             params[key] = "stack" if value.endswith("stack") else "shared"
         elif key == "scope":

@@ -61,6 +61,9 @@ KERNELS: dict[str, tuple[str, str]] = {
                        "    if (i < N) out[i] = v + 1.0f + w * 0.0f;\n}\n", "warp_mask_self"),
     "shuffle_width": (HEAD + LANE + "    float w = __shfl_sync(0xffffffffu, v, 0, N > 0 ? 3 : 4);\n"
                       "    if (i < N) out[i] = v + 1.0f + w * 0.0f;\n}\n", "shuffle_width"),
+    "misaligned": (HEAD + "    if (i == 0) {\n        float4 v = *reinterpret_cast<const float4*>(in + 1);\n"
+                   "        out[0] = in[0] + 1.0f + v.x * 0.0f;\n    } else if (i < N) out[i] = in[i] + 1.0f;\n}\n",
+                   "misaligned"),
     "trap": (HEAD + "    if (i == 5) __trap();\n" + TAIL, "trap"),
     "assert": ("#include <assert.h>\n" + HEAD + "    assert(i < 200);\n" + TAIL, "assert_failed"),
     "launch_bounds": ('extern "C" __global__ void __launch_bounds__(128) add_one(const float* in, float* out, '
