@@ -116,6 +116,10 @@ DIAG_KO: dict[str, str] = {
     "js.msg.killed_by_signal": "프로그램이 시그널 {signal}로 끝났습니다",
     "js.msg.exited": "프로그램이 예기치 않게 끝났습니다 (종료 상태 {status})",
     "js.msg.output_corrupted": "프로그램의 응답이 손상되었습니다: 커널이 자기 것이 아닌 메모리에 썼을 수 있습니다",
+    "js.msg.cuda_error": "GPU가 CUDA 오류 {name}을(를) 보고했습니다: {detail}",
+    "js.msg.shared_memory_limit": "{kernel}이(가) 정적 공유 메모리 {static_bytes}바이트에 더해 동적 공유 메모리(SMEM_BYTES) "
+                                  "{bytes}바이트를 요청합니다. 이 GPU는 블록 하나에 최대 {limit_bytes}바이트를 줍니다",
+    "js.msg.gpu_out_of_memory": "GPU 메모리가 모자랍니다: 커널이나 런치가 메모리를 너무 많이 요청했습니다",
     "js.msg.compile_budget": "이 제출에 주어진 {seconds}초 예산을 다 써서 컴파일을 시작하지 못했습니다",
     "js.msg.compile_memory": "컴파일러가 작업의 메모리 한도({megabytes} MB)를 넘었습니다",
     # our own compile diagnostics (#28); {detail} is the compiler's own text, shown as code
@@ -265,6 +269,11 @@ DIAG_EN: dict[str, str] = {
     "js.msg.killed_by_signal": "the program was killed by signal {signal}",
     "js.msg.exited": "the program exited unexpectedly (status {status})",
     "js.msg.output_corrupted": "the program's answer was corrupted: the kernel may have written memory it does not own",
+    "js.msg.cuda_error": "{name}: {detail}",
+    "js.msg.shared_memory_limit": "{kernel} asks for {bytes} bytes of dynamic shared memory (SMEM_BYTES) on top of "
+                                  "{static_bytes} bytes of static shared memory; this GPU gives one block at most "
+                                  "{limit_bytes} bytes",
+    "js.msg.gpu_out_of_memory": "the GPU ran out of memory: the kernel or its launches asked for too much",
     "js.msg.compile_budget": "the compile did not start: the submission's {seconds} s budget was spent",
     "js.msg.compile_memory": "the compiler ran past the job's memory limit ({megabytes} MB)",
     "js.msg.source_too_large": "the source is larger than {kib} KiB",

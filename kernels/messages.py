@@ -84,6 +84,10 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "killed_by_signal": ("signal",),
     "exited": ("status",),
     "output_corrupted": (),
+    # the CUDA backend (#28): the driver's error, its own words in `detail`
+    "cuda_error": ("name", "detail"),
+    "shared_memory_limit": ("kernel", "bytes", "static_bytes", "limit_bytes"),
+    "gpu_out_of_memory": (),
     "compile_budget": ("seconds",),
     "compile_memory": ("megabytes",),
     # our own compile diagnostics (#28): policy refusals, signatures, constants, what the emulator

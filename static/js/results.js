@@ -63,25 +63,28 @@
   // ends with) as code: it is the tool's, in the tool's language. A compile error
   // of our own (a policy, a signature, a constant: #28) is said in the reader's language.
   function verdictMessage(box, holder, tests) {
-    const code = holder.message_code;
-    let shown = holder;
-    if ((code === "compile_failed" || code === "rejected") && holder.compile) {
-      const first = (holder.compile.diagnostics || []).find((d) => (d.severity || "error") === "error");
-      const params = holder.message_params || {};
-      if (first && first.message_code && first.message === params.detail) {
-        const inner = message(first);
-        shown = { message_code: code, message_params: Object.assign({}, params, { detail: inner }), message: holder.message };
-        const span = el("span", { class: "verdict-message", text: " — " });
-        span.append(...toolFramed(first, message(shown)));
-        box.append(span);
-        return;
-      }
-    }
-    const text = message(shown, tests);
+    const own = ownCompileError(holder);
+    const text = own ? message(own.shown) : message(holder, tests);
     if (!text) return;
+    // the part it ends with that is a tool's: the diagnostic's, or "first: …"'s failing test's
+    const code = holder.message_code;
+    const first = (code === "tests_failed" || code === "case_failed") &&
+      (tests || []).find((t) => t.name === (holder.message_params || {}).case);
     const span = el("span", { class: "verdict-message", text: " — " });
-    span.append(...toolFramed(holder, text));
+    span.append(...toolFramed(own ? own.diagnostic : first || holder, text));
     box.append(span);
+  }
+
+  // A compile_failed/rejected verdict whose `detail` is its first error's coded sentence:
+  // that sentence in the reader's language inside the verdict's frame.
+  function ownCompileError(holder) {
+    const code = holder.message_code;
+    if ((code !== "compile_failed" && code !== "rejected") || !holder.compile) return null;
+    const diagnostic = (holder.compile.diagnostics || []).find((d) => (d.severity || "error") === "error");
+    const params = holder.message_params || {};
+    if (!diagnostic || !diagnostic.message_code || diagnostic.message !== params.detail) return null;
+    const detail = message(diagnostic);
+    return { diagnostic, shown: { message_code: code, message_params: Object.assign({}, params, { detail }) } };
   }
 
   // `text` as nodes: what it ends with that is code, not prose, as code: the compiler's
@@ -182,7 +185,7 @@
       const row = el("li", { class: "test " + (ok ? "pass" : "fail"), "data-status": test.status },
         el("span", { class: "test-status", text: S[test.status] || test.status }),
         el("span", { class: "test-name", text: test.name }));
-      if (test.message) row.append(el("pre", { class: "test-message", text: message(test) }));
+      if (test.message) row.append(el("pre", { class: "test-message" }, ...toolFramed(test, message(test))));
       row.test = test;
       if (test.output) row.append(el("details", {}, el("summary", { text: S.output }), el("pre", { text: test.output })));
       const existing = Array.from(list.children).find((li) => li.dataset.name === test.name);
@@ -281,7 +284,7 @@
         const d = same[0];
         const li = el("li", { class: "diag " + (d.kind || "") },
           el("span", { class: "diag-kind", "data-kind": d.kind || "", text: S["diag." + d.kind] || d.kind || "" }), d.line ? " " + K.fmt(S.line, { line: d.line }) + ": " : ": ",
-          el("span", { class: "diag-message", text: message(d) }));
+          el("span", { class: "diag-message" }, ...toolFramed(d, message(d))));
         if (same.length > 1) {
           const rest = el("ul");
           for (const other of same.slice(1)) rest.append(el("li", { text: message(other) }));

@@ -193,3 +193,29 @@ def test_every_fault_name_the_judge_gives_has_a_korean_name() -> None:
     strings = js_strings("ko")
     assert len(names) > 15, names
     assert sorted(n for n in names if f"fault.{n}" not in strings) == []
+
+
+# The same kernels on a GPU (#28): what the driver reports (an illegal address, a trap, an assert,
+# a misaligned access, a launch past __launch_bounds__) reads in Korean too, the driver's own
+# words shown as code. Each in its own job process (a sticky CUDA error ends the process).
+GPU_KINDS = ["segfault", "trap", "assert", "launch_bounds", "misaligned", "division_by_zero", "include_forbidden",
+             "signature_mismatch", "kernel_missing", "static_shared"]
+
+
+@pytest.fixture(scope="module")
+def gpu_judge():
+    from kernels.judge import Judge
+
+    with Judge(FIXTURE.parents[3], backend="cuda") as judge:
+        yield judge
+
+
+@pytest.mark.gpu
+@needs_node
+@pytest.mark.parametrize("kind", GPU_KINDS)
+def test_each_kind_of_judge_message_reads_in_korean_on_a_gpu(gpu_judge, kind: str) -> None:
+    doc = gpu_judge.run(KERNELS[kind][0], "fixture.add_one", bench=False)
+    assert result_doc.validate(doc) == []
+    assert doc["verdict"] not in ("accepted", "internal_error"), (kind, doc["message"])
+    korean = render([doc])[0]
+    assert english_left(korean["text"]) == [], (kind, korean["text"], korean["code"])
