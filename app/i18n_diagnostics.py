@@ -91,7 +91,7 @@ DIAG_KO: dict[str, str] = {
                                   "있습니다",
     "js.msg.warp_mask_self": "레인 {lane}이(가) {op}을(를) 마스크 {mask}로 불렀는데, 마스크에 자기 레인이 없습니다",
     "js.msg.shuffle_width": "{op}: 폭 {width}은(는) 32 이하인 2의 거듭제곱이어야 합니다",
-    "js.msg.trap": "{who}에서 __trap()이 불렸습니다 ({at_line})",
+    "js.msg.trap": "{who}이(가) __trap()을 호출했습니다 ({at_line})",
     "js.msg.assert_failed": "디바이스 코드의 assert가 실패했습니다: {expression} ({who}, {at_line})",
     "js.msg.launch_bounds": "블록당 스레드가 {threads}개인 런치입니다. 커널의 __launch_bounds__({bound})보다 많아 "
                             "GPU는 런치를 거부합니다 ({who}, {at_line})",
@@ -130,8 +130,8 @@ DIAG_KO: dict[str, str] = {
     "js.msg.emu_compile_detail": "에뮬레이터가 컴파일하지 못했습니다. 컴파일러 메시지: {detail}",
     "js.msg.unknown_directive": "알 수 없는 전처리 지시문 '#{directive}'",
     "js.msg.directive_forbidden": "#{directive} 지시문은 쓸 수 없습니다",
-    "js.msg.directive_form": "#{directive}는 쓸 수 없습니다. 허용된 헤더를 `#include <header>` 꼴로만 쓸 수 있습니다",
-    "js.msg.pragma_forbidden": "#pragma {pragma}는 쓸 수 없습니다 (#pragma unroll과 #pragma once만 됩니다)",
+    "js.msg.directive_form": "#{directive}는 쓸 수 없습니다. 허용된 헤더를 `#include <헤더>` 꼴로 포함하는 것만 됩니다",
+    "js.msg.pragma_forbidden": "#pragma {pragma}는 쓸 수 없습니다 (#pragma unroll과 #pragma once만 쓸 수 있습니다)",
     "js.msg.include_literal": "#include에는 헤더 이름을 그대로 적어야 합니다 (#include <cuda_fp16.h>)",
     "js.msg.include_forbidden": "'{header}'은(는) #include할 수 없습니다. 허용된 헤더는 채점기 문서에 있습니다",
     "js.msg.include_path": "경로('…/{header}')는 #include할 수 없습니다. 허용된 헤더는 채점기 문서에 있습니다",
@@ -161,8 +161,9 @@ DIAG_KO: dict[str, str] = {
                             "네임스페이스, 라이브러리 함수 이름 등): 커널은 자기 함수와 변수만 정의할 수 있습니다",
     "js.msg.static_shared": "커널이 정적 공유 메모리를 {bytes}바이트 선언합니다. GPU가 허용하는 {max_bytes}바이트"
                             "(48 KB)보다 많습니다: 더 필요하면 동적 공유 메모리(extern __shared__)를 쓰세요",
-    "js.msg.static_shared_function": "'{function}'의 정적 공유 메모리가 모두 {bytes}바이트로, GPU처럼 최대 "
-                                     "{max_bytes}바이트입니다: 더 필요하면 동적 공유 메모리(extern __shared__)를 쓰세요",
+    "js.msg.static_shared_function": "'{function}'이(가) 쓰는 정적 공유 메모리가 모두 {bytes}바이트입니다. GPU처럼 "
+                                     "{max_bytes}바이트까지만 쓸 수 있습니다: 더 필요하면 동적 공유 메모리"
+                                     "(extern __shared__)를 쓰세요",
 }
 
 DIAG_EN: dict[str, str] = {
