@@ -75,7 +75,7 @@ def run_benchmark(exercise: Exercise, backend: Any, program: Any, compiled: Comp
             entry = _bench_case(exercise, backend, program, compiled, case,
                                 (seed * 7919 + index) % 2**63, flush, min(2.0, budget_s), peak_value, limits)
         except WrongTimedOutput as wrong:
-            return None, str(wrong)
+            return None, wrong.args[0]  # a Message: its code says it in the reader's language
         finally:
             cupy.get_default_memory_pool().free_all_blocks()
         sizes.append(entry)
@@ -181,8 +181,9 @@ class _CaseData:
         fp64 reference of the call's inputs. Raises WrongTimedOutput."""
         for name, array in self.base.items():
             if int(integrity.keyed_hash(array, self.key).get()[0]) != self.hashes[name]:
-                raise WrongTimedOutput(f"benchmark {self.label}: timed call {rep} changed memory the "
-                                       f"judge keeps its copy of input '{name}' in")
+                raise WrongTimedOutput(Message(f"benchmark {self.label}: timed call {rep} changed memory the "
+                                               f"judge keeps its copy of input '{name}' in", "bench_changed_input",
+                                               case=str(self.label), call=rep, name=name))
         inputs = {**self.extra, **integrity.fresh_inputs(self.exercise, self.base, self.call_seed(rep))}
         want, scales = self._reference(inputs)
         del inputs
@@ -196,7 +197,11 @@ class _CaseData:
             problem = compare(name, _host(arrays[name]), _host(want[name]).astype(np.float64), dtype,
                               rtol, atol, _host(scale))
             if problem:  # the host rule is the one the message explains
-                raise WrongTimedOutput(f"benchmark {self.label}: timed call {rep} gave a wrong result: {problem}")
+                text = f"benchmark {self.label}: timed call {rep} gave a wrong result: {problem}"
+                if isinstance(problem, Message) and problem.code == "mismatch":
+                    raise WrongTimedOutput(Message(text, "bench_mismatch", case=str(self.label), call=rep,
+                                                   **problem.params))
+                raise WrongTimedOutput(Message(text, "bench_wrong", case=str(self.label), detail=str(problem)))
 
     def _reference(self, inputs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """The fp64 references and error scales: on the GPU when reference.py works with

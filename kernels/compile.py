@@ -22,6 +22,7 @@ from typing import Any
 from kernels.targets.base import Diagnostic
 from kernels.constants import read_constants
 from kernels.includes import check_includes
+from kernels.messages import Message
 from kernels.nvrtc_child import CompilerLimit, compile_bounded
 from kernels.spec import Exercise
 
@@ -80,8 +81,9 @@ def compile_submission(source: str, exercise: Exercise, arch: str | None = None)
     Results are memoised (a backend compiling the same source again pays nothing)."""
     started = time.perf_counter()
     if len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
-        return CompileResult("rejected", 0.0, f"source larger than {MAX_SOURCE_BYTES // 1024} KiB",
-                             [Diagnostic(0, 0, "error", "source file too large")])
+        kib = MAX_SOURCE_BYTES // 1024
+        return CompileResult("rejected", 0.0, f"source larger than {kib} KiB", [Diagnostic(0, 0, "error", Message(
+            f"the source is larger than {kib} KiB", "source_too_large", kib=kib))])
     violations = check_includes(source)
     if violations:
         diags = [Diagnostic(v.line, 1, "error", v.message) for v in violations]
@@ -112,15 +114,17 @@ def _nvrtc(source: str, exercise: Exercise, options: list[str], constants: dict[
     try:
         out = compile_bounded(full, SOURCE_NAME, options, exercise.limits.compile_s)
     except CompilerLimit as exc:  # a compile bomb: the learner's, with the real limits and time
-        diagnostics = [Diagnostic(0, 0, "error", str(exc))]
+        diagnostics = [Diagnostic(0, 0, "error", exc.args[0] if exc.args else str(exc))]
         return CompileResult("compile_error", time.perf_counter() - started, _render(diagnostics),
                              diagnostics, constants, limited=True)
     diagnostics = parse_log(out.log, source, exercise)
     if out.ok:
         missing = [k.name for k in exercise.kernels if not _has_entry(out, k.name)]
         for name in missing:
-            diagnostics.append(Diagnostic(0, 0, "error", f"kernel '{name}' is not defined; write "
-                                          f"{exercise.kernel(name).declaration()[:-1]} {{ … }}"))
+            declaration = exercise.kernel(name).declaration()[:-1]
+            diagnostics.append(Diagnostic(0, 0, "error", Message(
+                f"kernel '{name}' is not defined; write {declaration} {{ … }}", "kernel_missing", kernel=name,
+                declaration=declaration)))
     ok = out.ok and not any(d.severity == "error" for d in diagnostics)
     seconds = time.perf_counter() - started
     return CompileResult("ok" if ok else "compile_error", seconds, _render(diagnostics, out.log),
@@ -150,13 +154,17 @@ def parse_log(log: str, source: str, exercise: Exercise) -> list[Diagnostic]:
             index = int(match["line"]) - 1
             kernel = exercise.kernels[min(index, len(exercise.kernels) - 1)]
             macro = _macro_in_declaration(source, kernel.declaration())
-            message = (f"your `#define {macro}` changes the declaration the judge adds "
-                       f"({kernel.declaration()[:-1]}); rename it" if macro else
-                       f"'{kernel.name}' must be declared exactly as: {kernel.declaration()[:-1]}")
+            declaration = kernel.declaration()[:-1]
+            message = (Message(f"your `#define {macro}` changes the declaration the judge adds ({declaration}); "
+                               "rename it", "signature_macro", macro=macro, declaration=declaration) if macro else
+                       Message(f"'{kernel.name}' must be declared exactly as: {declaration}", "signature_mismatch",
+                               kernel=kernel.name, declaration=declaration))
             diagnostics.append(Diagnostic(_definition_line(source, kernel.name), 1, "error", message))
         else:
             name = match["file"].rsplit("/", 1)[-1]
-            diagnostics.append(Diagnostic(0, 0, severity, f"in CUDA header '{name}': {match['msg']}"))
+            diagnostics.append(Diagnostic(0, 0, severity, Message(f"in CUDA header '{name}': {match['msg']}",
+                                                                  "header_error", header=name,
+                                                                  detail=match["msg"])))
     return diagnostics
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from kernels.targets.base import Diagnostic
+from kernels.messages import Message
 from kernels.spec import Exercise
 
 
@@ -50,16 +51,18 @@ def read_constants(source: str, exercise: Exercise) -> tuple[dict[str, int], set
             found = next((m for p in _patterns(constant.name) if (m := p.match(line))), None)
             if found is None:
                 if _mentions(constant.name).match(line):
-                    diagnostics.append(Diagnostic(number, 1, "error",
-                        f"{constant.name} must be a plain integer literal "
-                        f"(one of {', '.join(map(str, constant.choices))})"))
+                    choices = ", ".join(map(str, constant.choices))
+                    diagnostics.append(Diagnostic(number, 1, "error", Message(
+                        f"{constant.name} must be a plain integer literal (one of {choices})", "constant_literal",
+                        name=constant.name, choices=choices)))
                 continue
             value = int(next(group for group in found.groups() if group))
             defined.add(constant.name)
             values[constant.name] = value
             if value not in constant.choices:
-                diagnostics.append(Diagnostic(number, 1, "error",
-                    f"{constant.name} = {value} is not allowed; choose one of "
-                    f"{', '.join(map(str, constant.choices))}"))
+                choices = ", ".join(map(str, constant.choices))
+                diagnostics.append(Diagnostic(number, 1, "error", Message(
+                    f"{constant.name} = {value} is not allowed; choose one of {choices}", "constant_choice",
+                    name=constant.name, value=value, choices=choices)))
             break
     return values, defined, diagnostics

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kernels.messages import Message
+
 # The one allow-list (docs/judge.md "Headers"); the same names mean the same on
 # both backends. NVRTC gets the C ones and a CUB umbrella from our own small
 # headers (kernels/nvrtc_headers/), cuda/std and CUB from the pinned CCCL wheel;
@@ -110,17 +112,24 @@ def check_includes(source: str) -> list[IncludeViolation]:
         literal = _LITERAL.match(rest)
         header = (literal.group(1) or literal.group(2)).strip() if literal else None
         if directive != "include" or header is None:
-            violations.append(IncludeViolation(
-                number, f"#{directive} is only allowed as `#include <header>` with an allowed header"))
+            violations.append(IncludeViolation(number, Message(
+                f"#{directive} is only allowed as `#include <header>` with an allowed header", "directive_form",
+                directive=directive)))
         elif header not in ALLOWED_HEADERS:
-            violations.append(IncludeViolation(
-                number, f"#include of {_describe(header)} is not allowed; allowed headers: "
-                        + ", ".join(sorted(C_HEADERS | CUDA_HEADERS))
-                        + ", and some of <cuda/std/…> and <cub/…> (see the judge's documentation)"))
+            violations.append(IncludeViolation(number, Message(
+                f"#include of {_describe(header)} is not allowed; allowed headers: "
+                + ", ".join(sorted(C_HEADERS | CUDA_HEADERS))
+                + ", and some of <cuda/std/…> and <cub/…> (see the judge's documentation)",
+                "include_path" if "/" in header else "include_forbidden",
+                header=_last_part(header))))
     return violations
 
 
 def _describe(header: str) -> str:
     # never echo a path back in full: it is what an attacker probes with
-    name = header.replace("\\", "/").rsplit("/", 1)[-1]
+    name = _last_part(header)
     return f"'{name}'" if "/" not in header else f"a path ('…/{name}')"
+
+
+def _last_part(header: str) -> str:
+    return header.replace("\\", "/").rsplit("/", 1)[-1]

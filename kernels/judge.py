@@ -383,7 +383,7 @@ class Judge:
                                             f"after {elapsed:.1f} s)", "compile_timeout", seconds=seconds)
         if job.oom_kills:
             text = f"the compiler ran past the job's memory limit ({job.limits.memory_mb} MB)"
-            return "compile_error", Message(text, "compile_failed", line=0, detail=text)
+            return "compile_error", Message(text, "compile_memory", megabytes=job.limits.memory_mb)
         log.error("job process died while compiling (exit %s): %s", code, printable(job.stderr_tail))
         return "internal_error", Message(INTERNAL_MESSAGE, "internal")
 

@@ -23,6 +23,8 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "language_not_offered": ("language", "exercise"),
     "bench_timeout": ("seconds",),
     "bench_wrong": ("case", "detail"),
+    "bench_changed_input": ("case", "call", "name"),  # a timed call wrote into the judge's copy of an input
+    "bench_mismatch": ("case", "call", "where", "expected", "got", "count", "size", "never_written"),
     # a time below the device's physical floor (#26): no time recorded, flagged for review
     "bench_below_floor": ("case", "ms", "floor_ms", "bound"),
     "internal": (),
@@ -59,11 +61,84 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "triton_race": ("name", "index", "program", "access", "other_program", "other_access", "line"),
     "triton_uninitialised_read": ("name", "index", "program", "line"),
     "triton_error": ("name", "line", "detail"),  # name: python error | device-side assert | import error | …
+    "misaligned": ("bytes", "access", "address", "line"),  # the checked run's exact one; access read/write/access
     "launch_timeout": ("seconds",),
     "cpu_limit": (),
     "emu_budget": ("seconds",),
     "memory_limit": ("megabytes",),
     # profile findings (#16): kernels/profile/findings.py, each with the lesson that teaches the fix
+    # the emulator's rarer runtime sentences (#28): warnings, warp collectives, traps, launches
+    "atomic_read_race": ("thread", "block", "region", "name", "line", "other_thread", "other_block", "other_line"),
+    "benign_race": ("region", "name", "index", "offset", "thread", "block", "line", "other_thread", "other_block",
+                    "other_line"),
+    "warp_lanes_apart": ("lane", "warp", "op", "line", "other_lane", "other_op", "other_line"),
+    "warp_masks_disagree": ("warp", "op", "lane", "mask", "line", "other_lane", "other_mask", "other_line"),
+    "warp_mask_elsewhere": ("op", "line", "mask"),
+    "warp_mask_self": ("op", "lane", "mask"),
+    "shuffle_width": ("op", "width"),
+    "trap": ("thread", "block", "line"),  # thread/block "(x,y,z)"
+    "assert_failed": ("expression", "thread", "block", "line"),
+    "launch_bounds": ("threads", "bound", "thread", "block", "line"),
+    "grid_sync": ("thread", "block", "line"),
+    "tile_size": ("thread", "block", "line"),
+    "launch_dims_zero": ("kernel",),
+    "launch_threads": ("kernel", "threads"),
+    "launch_block_dims": ("kernel",),
+    "launch_grid_dims": ("kernel",),
+    "launch_shared": ("kernel", "bytes"),
+    "launch_args": ("kernel",),
+    "emu_no_memory": ("what",),  # what: stack or shared
+    "check_crash": ("name",),  # name: the crash's fault name (translated like a fault's)
+    "forbidden_syscall": (),
+    "division_by_zero": (),
+    "aborted": (),
+    "killed_by_signal": ("signal",),
+    "exited": ("status",),
+    "output_corrupted": (),
+    # the CUDA backend (#28): the driver's error, its own words in `detail`
+    "cuda_error": ("name", "detail"),
+    "shared_memory_limit": ("kernel", "bytes", "static_bytes", "limit_bytes"),
+    "gpu_out_of_memory": (),
+    "compile_budget": ("seconds",),
+    "compile_memory": ("megabytes",),
+    # our own compile diagnostics (#28): policy refusals, signatures, constants, what the emulator
+    # does not run. `detail` is the compiler's own text (shown as code); an identifier stays as written.
+    "source_too_large": ("kib",),
+    "source_nul": (),
+    "unexpected_character": ("character",),
+    "emu_unsupported": ("what",),  # what: the construct as written (R"(, ##, %:, ??=, __nv_intrinsic …)
+    "emu_compile_detail": ("detail",),  # the runtime's headers refused it: g++'s words
+    "unknown_directive": ("directive",),
+    "directive_forbidden": ("directive",),
+    "directive_form": ("directive",),  # only `#include <header>`
+    "pragma_forbidden": ("pragma",),
+    "include_literal": (),
+    "include_forbidden": ("header",),  # header: its last path part, never the path
+    "include_path": ("header",),
+    "identifier_forbidden": ("identifier",),
+    "extern_forbidden": (),
+    "operator_forbidden": ("operator",),
+    "attribute_forbidden": ("attribute",),
+    "braces_close": (),
+    "braces_open": (),
+    "extern_shared_type": (),
+    "preprocessed_too_large": ("megabytes",),
+    "constant_literal": ("name", "choices"),
+    "constant_choice": ("name", "value", "choices"),
+    "kernel_missing": ("kernel", "declaration"),
+    "signature_mismatch": ("kernel", "declaration"),
+    "signature_macro": ("macro", "declaration"),
+    "header_error": ("header", "detail"),
+    "launcher_error": ("detail",),
+    "compiler_limit": ("limits", "how", "seconds"),  # how: running, stopped, memory
+    "object_refused": (),  # an object no compiler makes from C++ (a forged one): one sentence for all
+    "object_too_large": (),
+    "unchecked_function": ("function",),  # built without the memory checks (no_sanitize …)
+    "object_section": ("section",),
+    "object_symbol": ("symbol",),
+    "static_shared": ("bytes", "max_bytes"),
+    "static_shared_function": ("function", "bytes", "max_bytes"),
+    # profile findings (#16): kernels/profile_findings.py, each with the lesson that teaches the fix
     "profile_uncoalesced": ("kernel", "access", "sectors", "ideal"),
     "profile_bank_conflicts": ("kernel", "wavefronts", "ideal", "ways"),
     "profile_atomic_contention": ("kernel", "per_address", "max"),

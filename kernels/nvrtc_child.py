@@ -33,6 +33,7 @@ from pathlib import Path
 
 from kernels import settings
 from kernels.cgroup import rlimit_hook
+from kernels.messages import Message
 from kernels.nvrtc import NvrtcOutput
 
 MEMORY_ENV = "KDOJO_COMPILE_MEMORY_MB"
@@ -82,20 +83,23 @@ class CompilerHelper:
         limits = _limits_text(self.memory_mb, timeout_s)
         if reply is None:  # the wall limit
             self.close()
-            raise CompilerLimit(f"the compiler ran past its {limits}: still running after {elapsed:.1f} s")
+            raise CompilerLimit(Message(f"the compiler ran past its {limits}: still running after {elapsed:.1f} s",
+                                        "compiler_limit", limits=limits, how="running", seconds=f"{elapsed:.1f}"))
         if reply == b"":
             code = self.close()
             if code is None or code >= 0:  # a Python error in our helper: its traceback is on stderr
                 raise RuntimeError(f"the NVRTC helper exited ({code}) without an answer")
             why = "CPU time" if code == -signal.SIGXCPU else _signal_name(-code)
-            raise CompilerLimit(f"the compiler ran past its {limits}: it stopped ({why}) after "
-                                f"{elapsed:.1f} s")
+            raise CompilerLimit(Message(f"the compiler ran past its {limits}: it stopped ({why}) after "
+                                        f"{elapsed:.1f} s", "compiler_limit", limits=limits, how="stopped",
+                                        seconds=f"{elapsed:.1f}"))
         answer = json.loads(reply)
         if "error" in answer:
             raise RuntimeError(f"the NVRTC helper failed: {answer['error']}")
         if answer.get("out_of_memory"):
             self.close()
-            raise CompilerLimit(f"the compiler ran past its {limits}: out of memory after {elapsed:.1f} s")
+            raise CompilerLimit(Message(f"the compiler ran past its {limits}: out of memory after {elapsed:.1f} s",
+                                        "compiler_limit", limits=limits, how="memory", seconds=f"{elapsed:.1f}"))
         return NvrtcOutput(bool(answer["ok"]), answer["log"], base64.b64decode(answer["ptx"]),
                            base64.b64decode(answer["cubin"]))
 

@@ -84,7 +84,8 @@ def run_pipeline(exercise: Exercise, source: str, target: Target, *, bench: bool
             return finish(fault.kind, _bench_fault_message(fault), tests, diags, None)
         timings["bench_s"] = time.perf_counter() - bench_started
         if problem:
-            return finish("wrong_answer", Message(problem, "bench_wrong", case="", detail=problem),
+            return finish("wrong_answer", problem if isinstance(problem, Message) else
+                          Message(problem, "bench_wrong", case="", detail=problem),
                           tests, diags, None)
         found = _profile(exercise, source, target, program, compiled, seed, emit, benchmark, pending) \
             if profile else None

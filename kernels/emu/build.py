@@ -37,6 +37,7 @@ from typing import Callable
 from kernels import settings
 from kernels.emu import instrumented, jail, objcheck
 from kernels.emu.launcher import LAUNCHER_FILE, LEARNER_FILE
+from kernels.messages import Message
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
 RUNTIME_SOURCES = ("kdojo_rt.cpp", "kdojo_host.cpp", "kdojo_sandbox.cpp", "kdojo_check.cpp", "kdojo_profile.cpp")
@@ -291,7 +292,8 @@ def _check_instrumented(obj: Path, kernels: tuple[str, ...]) -> None:
                       stderr=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"}, start_new_session=True)
     outs = _read_bounded({"objdump": proc}, time.monotonic() + DISASSEMBLE_S, _DISASSEMBLY_BYTES, 0)
     if outs is None or proc.returncode != 0 or outs["objdump"].endswith(b" bytes of output dropped]\n"):
-        raise objcheck.ObjectRefused("the compiled kernel could not be checked within its limits (too large)")
+        raise objcheck.ObjectRefused(Message("the compiled kernel could not be checked within its limits (too large)",
+                                             "object_too_large"))
     instrumented.check_listing(elf, symbols, functions, outs["objdump"].decode("utf-8", errors="replace"))
 
 
@@ -300,7 +302,9 @@ _MAX_PREPROCESSED_BYTES = 64 << 20
 
 def _read_preprocessed(path: Path, timeout_s: float) -> str:
     if path.stat().st_size > _MAX_PREPROCESSED_BYTES:
-        raise CompilerLimit(f"the preprocessed kernel is larger than {_MAX_PREPROCESSED_BYTES >> 20} MB")
+        megabytes = _MAX_PREPROCESSED_BYTES >> 20
+        raise CompilerLimit(Message(f"the preprocessed kernel is larger than {megabytes} MB",
+                                    "preprocessed_too_large", megabytes=megabytes))
     return path.read_text(errors="replace")
 
 
@@ -466,7 +470,8 @@ def _ran_out(returncode: int, log: str) -> bool:
 
 
 def _limit_message(memory: int, timeout_s: float) -> str:
-    return f"the compiler ran past its {memory / (1 << 30):g} GB / {timeout_s:g} s"
+    limits = f"{memory / (1 << 30):g} GB / {timeout_s:g} s"
+    return Message(f"the compiler ran past its {limits}", "compiler_limit", limits=limits, how="", seconds="")
 
 
 def _kill(proc: subprocess.Popen) -> None:

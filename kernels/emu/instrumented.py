@@ -31,6 +31,7 @@ from kernels.emu.objcheck import (
     _Elf,
     _Symbol,
 )
+from kernels.messages import Message
 
 _SANITIZER_PREFIX = "__tsan_"
 _STB_LOCAL = 0
@@ -103,8 +104,9 @@ def sections(functions: list[Uninstrumented], elf: _Elf) -> list[str]:
 
 
 def _message(name: str, why: str) -> str:
-    return (f"the kernel's function '{name[:60]}' was built without the memory checks ({why}): "
-            "kernels may not turn the checks off (no_sanitize and the like)")
+    return Message(f"the kernel's function '{name[:60]}' was built without the memory checks ({why}): "
+                   "kernels may not turn the checks off (no_sanitize and the like)", "unchecked_function",
+                   function=name[:60])
 
 
 def _instructions(elf: _Elf, listing: str) -> dict[int, list[tuple[int, str]]]:
@@ -115,7 +117,7 @@ def _instructions(elf: _Elf, listing: str) -> dict[int, list[tuple[int, str]]]:
     current: list[tuple[int, str]] | None = None
     for count, line in enumerate(listing.splitlines()):
         if count > _MAX_LISTING_LINES:
-            raise ObjectRefused("the compiled kernel is too large to check")
+            raise ObjectRefused(Message("the compiled kernel is too large to check", "object_too_large"))
         header = _SECTION.match(line)
         if header:
             name = header.group(1)

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from kernels.messages import Message
+
 # The kernel table (launcher.translation_unit) is the only strong definition outside kdojo_user.
 LAUNCHER_SYMBOLS = frozenset({"kdojo_kernels", "kdojo_kernel_count"})
 # A mangled name whose outermost scope is kdojo_user: functions, variables, their local
@@ -112,11 +114,11 @@ class _Elf:
     def __init__(self, data: bytes) -> None:
         self.data = data
         if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-            raise ObjectRefused("the compiled kernel is not an ELF64 little-endian object")
+            raise ObjectRefused(Message("the compiled kernel is not an ELF64 little-endian object", "object_refused"))
         shoff, = self._unpack("<Q", 0x28)
         shentsize, shnum, shstrndx = self._unpack("<HHH", 0x3A)
         if shentsize != 64 or not 0 < shnum <= _MAX_SECTIONS or shstrndx >= shnum:
-            raise ObjectRefused("the compiled kernel's section table could not be read")
+            raise ObjectRefused(Message("the compiled kernel's section table could not be read", "object_refused"))
         raw = [self._unpack("<IIQQQQIIQQ", shoff + i * 64) for i in range(shnum)]
         names = raw[shstrndx]
         self.sections = [_Section(self._string(names[4], names[5], r[0]), r[1], r[4], r[5], r[6], r[7], r[9], r[2])
@@ -124,25 +126,25 @@ class _Elf:
 
     def _unpack(self, fmt: str, offset: int) -> tuple:
         if offset < 0 or offset + struct.calcsize(fmt) > len(self.data):
-            raise ObjectRefused("the compiled kernel's object is truncated")
+            raise ObjectRefused(Message("the compiled kernel's object is truncated", "object_refused"))
         return struct.unpack_from(fmt, self.data, offset)
 
     def _string(self, table_offset: int, table_size: int, index: int) -> str:
         if index >= table_size or table_offset + table_size > len(self.data):
-            raise ObjectRefused("the compiled kernel's object has a name out of its table")
+            raise ObjectRefused(Message("the compiled kernel's object has a name out of its table", "object_refused"))
         end = self.data.find(b"\0", table_offset + index, table_offset + table_size)
         if end < 0:
-            raise ObjectRefused("the compiled kernel's object has an unterminated name")
+            raise ObjectRefused(Message("the compiled kernel's object has an unterminated name", "object_refused"))
         return self.data[table_offset + index:end].decode("utf-8", errors="replace")
 
     def symbols(self) -> list[_Symbol]:
         tables = [s for s in self.sections if s.type == _SHT_SYMTAB]
         if len(tables) != 1 or tables[0].entsize != 24 or tables[0].link >= len(self.sections):
-            raise ObjectRefused("the compiled kernel's object has no single symbol table")
+            raise ObjectRefused(Message("the compiled kernel's object has no single symbol table", "object_refused"))
         table, strings = tables[0], self.sections[tables[0].link]
         count = table.size // 24
         if count > _MAX_SYMBOLS:
-            raise ObjectRefused("the compiled kernel's object has too many symbols")
+            raise ObjectRefused(Message("the compiled kernel's object has too many symbols", "object_refused"))
         out = []
         for i in range(count):
             name, info, _, shndx, value, size = self._unpack("<IBBHQQ", table.offset + i * 24)
@@ -158,10 +160,12 @@ class _Elf:
                 for i in range(s.size // 24):
                     offset, info, addend = self._unpack("<QQq", s.offset + i * 24)
                     if info >> 32 >= len(symbols):
-                        raise ObjectRefused("the compiled kernel's object has a relocation out of its table")
+                        raise ObjectRefused(Message("the compiled kernel's object has a relocation out of its table",
+                                                    "object_refused"))
                     out.append((offset, symbols[info >> 32], addend))
             elif s.type == _SHT_REL and s.info == section_index:
-                raise ObjectRefused("the compiled kernel's object has relocations g++ does not make")
+                raise ObjectRefused(Message("the compiled kernel's object has relocations g++ does not make",
+                                            "object_refused"))
         return out
 
     def is_sanitizer_ctor(self, index: int, symbols: list[_Symbol]) -> bool:
@@ -219,14 +223,17 @@ def check_object(path: Path, sanitized: bool, library: frozenset[str], kernels: 
     for index, section in enumerate(elf.sections):
         if _EARLY_SECTIONS.fullmatch(section.name):
             if not (sanitized and section.name.startswith(".init_array") and elf.is_sanitizer_ctor(index, symbols)):
-                raise ObjectRefused(f"the kernel puts code in {section.name}, to run before or after the "
-                                    "program (a constructor or destructor): kernels may not")
+                raise ObjectRefused(Message(f"the kernel puts code in {section.name}, to run before or after the "
+                                            "program (a constructor or destructor): kernels may not",
+                                            "object_section", section=section.name[:60]))
         elif not _ALLOWED_SECTIONS.fullmatch(section.name):
-            raise ObjectRefused(f"the kernel defines a section {section.name[:60]!r}: kernels may not place "
-                                "code or data in sections of their own")
+            raise ObjectRefused(Message(f"the kernel defines a section {section.name[:60]!r}: kernels may not "
+                                        "place code or data in sections of their own", "object_section",
+                                        section=section.name[:60]))
     for sym in symbols:
         if sym.type == _STT_GNU_IFUNC:
-            raise ObjectRefused(f"the kernel defines an ifunc ({sym.name[:60]}): kernels may not")
+            raise ObjectRefused(Message(f"the kernel defines an ifunc ({sym.name[:60]}): kernels may not",
+                                        "object_symbol", symbol=sym.name[:60]))
         if sym.bind not in (_STB_GLOBAL, _STB_WEAK, _STB_UNIQUE) or sym.shndx == _SHN_UNDEF:
             continue
         _check_definition(sym, library, kernels)
@@ -264,9 +271,11 @@ def _check_shared(elf: _Elf, symbols: list[_Symbol]) -> None:
             named = re.match(r"N10kdojo_user(\d+)", function)  # kdojo_user::NAME(…), a kernel's usual form
             if named:
                 function = function[named.end():named.end() + int(named.group(1))]
-            raise ObjectRefused(f"'{function[:60]}' uses too much shared data ({total} bytes of static shared "
-                                f"memory in all, {STATIC_SHARED_MAX_BYTES} max, as on a GPU): use dynamic shared "
-                                "memory (extern __shared__) for more")
+            raise ObjectRefused(Message(f"'{function[:60]}' uses too much shared data ({total} bytes of static "
+                                        f"shared memory in all, {STATIC_SHARED_MAX_BYTES} max, as on a GPU): use "
+                                        "dynamic shared memory (extern __shared__) for more",
+                                        "static_shared_function", function=function[:60], bytes=total,
+                                        max_bytes=STATIC_SHARED_MAX_BYTES))
 
 
 def _enclosing_function(name: str) -> str:
@@ -286,20 +295,22 @@ def _enclosing_function(name: str) -> str:
 
 
 def _shared_message(size: int) -> str:
-    return (f"the kernel declares {size} bytes of static shared memory, more than a GPU allows "
-            f"({STATIC_SHARED_MAX_BYTES} bytes, 48 KB): use dynamic shared memory (extern __shared__) for more")
+    return Message(f"the kernel declares {size} bytes of static shared memory, more than a GPU allows "
+                   f"({STATIC_SHARED_MAX_BYTES} bytes, 48 KB): use dynamic shared memory (extern __shared__) for "
+                   "more", "static_shared", bytes=size, max_bytes=STATIC_SHARED_MAX_BYTES)
 
 
 def _check_definition(sym: _Symbol, library: frozenset[str], kernels: tuple[str, ...]) -> None:
     name = sym.name
     if "@" in name:
-        raise ObjectRefused(f"the kernel defines a versioned symbol ({name[:60]}): kernels may not")
+        raise ObjectRefused(Message(f"the kernel defines a versioned symbol ({name[:60]}): kernels may not",
+                                    "object_symbol", symbol=name[:60]))
     if _LEARNER.match(name) or (name in LAUNCHER_SYMBOLS and sym.bind == _STB_GLOBAL):
         return
     if name in kernels and sym.bind == _STB_GLOBAL and sym.type == _STT_FUNC:
         return
     if sym.bind != _STB_GLOBAL and name.startswith("_Z") and name not in library:
         return  # a template's or an inline function's copy; the runtime's own copy wins the link
-    raise ObjectRefused(f"the kernel defines '{name[:60]}' outside its own code (extern \"C\", another "
-                        "namespace, or a library function's name): kernels may define only their own "
-                        "functions and variables")
+    raise ObjectRefused(Message(f"the kernel defines '{name[:60]}' outside its own code (extern \"C\", another "
+                                "namespace, or a library function's name): kernels may define only their own "
+                                "functions and variables", "object_symbol", symbol=name[:60]))

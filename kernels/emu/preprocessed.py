@@ -36,6 +36,7 @@ from pathlib import Path
 
 from kernels.emu.launcher import LEARNER_FILE
 from kernels.emu.source import SourceError, Token, tokenize
+from kernels.messages import Message
 
 DENIED_ATTRIBUTES = frozenset({
     "constructor", "destructor", "ifunc", "alias", "weakref", "weak", "section", "init_priority", "used",
@@ -89,13 +90,15 @@ def learner_lines(preprocessed: str, runtime_dir: Path) -> list[tuple[int, str]]
         if started:
             size += len(raw) + 1
             if size > MAX_LEARNER_BYTES:
-                raise SourceError(0, f"the preprocessed kernel is larger than {MAX_LEARNER_BYTES >> 20} MB "
-                                     "(macros expanded); write it with fewer expansions")
+                raise SourceError(0, Message(f"the preprocessed kernel is larger than {MAX_LEARNER_BYTES >> 20} MB "
+                                             "(macros expanded); write it with fewer expansions",
+                                             "preprocessed_too_large", megabytes=MAX_LEARNER_BYTES >> 20))
         marker = _MARKER.match(raw)
         if marker:
             number, name, flags = int(marker.group(1)), marker.group(2), marker.group(3).split()
             if started and "1" in flags and not _is_runtime(name, runtime_dir):
-                raise SourceError(_at(current, line), f"#include of '{Path(name).name}' is not allowed")
+                raise SourceError(_at(current, line), Message(f"#include of '{Path(name).name}' is not allowed",
+                                                              "include_forbidden", header=Path(name).name))
             current, line = name, number
             continue
         if not started:
@@ -147,20 +150,23 @@ def _check_line(line: int, tokens: list[Token]) -> None:
     if len(tokens) >= 2 and tokens[0].text == "#" and tokens[1].text == "pragma":
         what = tokens[2].text if len(tokens) > 2 else ""
         if what not in _ALLOWED_PRAGMAS:
-            raise SourceError(line, f"#pragma {what} is not allowed (only #pragma unroll and #pragma once)")
+            raise SourceError(line, Message(f"#pragma {what} is not allowed (only #pragma unroll and #pragma once)",
+                                            "pragma_forbidden", pragma=what))
         return
     for i, tok in enumerate(tokens):
         if tok.kind != "ident" and tok.text != "[[":
             continue
         if tok.text in UNSUPPORTED_FEATURES:
             what = UNSUPPORTED_FEATURES[tok.text]
-            raise SourceError(line, f"this kernel needs a GPU: {what} is not emulated", "unsupported", what)
+            raise SourceError(line, Message(f"this kernel needs a GPU: {what} is not emulated", "needs_gpu",
+                                            line=line, feature=what), "unsupported", what)
         if tok.text in ("__attribute__", "__attribute", "[[", "__declspec"):
             if [t.text for t in tokens[i:i + 7]] == _RUNTIME_SHARED_SECTION:
                 continue
             for name in _attribute_names(tokens, i):
                 if _denied(name):
-                    raise SourceError(line, f"the attribute '{name.strip('_')}' is not allowed in kernels")
+                    raise SourceError(line, Message(f"the attribute '{name.strip('_')}' is not allowed in kernels",
+                                                    "attribute_forbidden", attribute=name.strip("_")))
 
 
 def _denied(attribute: str) -> bool:

@@ -100,8 +100,9 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
     # is the program's to choose (`_exit(97)` once read as one), so it is never a verdict.
     if returncode == -signal.SIGSYS:
         return Crash("rejected", "forbidden system call",
-                     "the program made a system call kernels may not make: "
-                     "no files, processes, sockets or signals, no exit status above 127", stderr)
+                     Message("the program made a system call kernels may not make: "
+                             "no files, processes, sockets or signals, no exit status above 127",
+                             "forbidden_syscall"), stderr)
     if returncode < 0:
         sig = -returncode
         if sig == signal.SIGXCPU:
@@ -113,9 +114,10 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
                                  "bounds, a null pointer, or a thread's stack overflowing)", "segfault_unplaced"),
                          stderr, memory_report(stderr))
         if sig == signal.SIGFPE:
-            return Crash("runtime_error", "arithmetic exception", "integer division by zero", stderr)
+            return Crash("runtime_error", "arithmetic exception",
+                         Message("integer division by zero", "division_by_zero"), stderr)
         if sig == signal.SIGABRT:
-            return Crash("runtime_error", "aborted", "the program aborted", stderr)
+            return Crash("runtime_error", "aborted", Message("the program aborted", "aborted"), stderr)
         if sig == signal.SIGKILL:
             # The program cannot send itself SIGKILL (seccomp): the judge's CPU
             # limit did (ProgramProcess decides which), or someone else did.
@@ -125,8 +127,10 @@ def _describe_exit(returncode: int, stderr: str) -> Crash:
             name = signal.Signals(sig).name
         except ValueError:  # a real-time signal has no name here
             name = str(sig)
-        return Crash("runtime_error", "crashed", f"the program was killed by signal {name}", stderr)
-    return Crash("runtime_error", "crashed", f"the program exited unexpectedly (status {returncode})", stderr)
+        return Crash("runtime_error", "crashed",
+                     Message(f"the program was killed by signal {name}", "killed_by_signal", signal=name), stderr)
+    return Crash("runtime_error", "crashed", Message(f"the program exited unexpectedly (status {returncode})",
+                                                     "exited", status=returncode), stderr)
 
 
 class ProgramProcess:
@@ -320,7 +324,7 @@ class ProgramProcess:
 
     def _corrupted(self, message: str) -> Crash:
         self.kill()
-        return Crash("runtime_error", "output corrupted", message, self._stderr())
+        return Crash("runtime_error", "output corrupted", Message(message, "output_corrupted"), self._stderr())
 
     def _crashed(self, deadline: float, started: float) -> Crash:
         ended_at = time.monotonic()  # its stdout closed: it has just died (or closed it)
@@ -348,11 +352,13 @@ class ProgramProcess:
             # Our RLIMIT_AS made an allocation fail and the program died of it.
             limit_mb = self.memory_bytes >> 20
             return Crash("memory_limit_exceeded", "out of memory",
-                         f"the program used its {limit_mb} MB of memory and then {crash.message}", crash.stderr)
+                         Message(f"the program used its {limit_mb} MB of memory and then {crash.message}",
+                                 "memory_limit", megabytes=limit_mb), crash.stderr)
         if crash.kind == OURS and (killed_by_us or self._cpu_limit_reached(ended_at)):
             # SIGKILL from the hard RLIMIT_CPU we set for this case.
             return Crash("time_limit_exceeded", "time limit exceeded",
-                         f"the case used its CPU time ({time.monotonic() - started:.1f} s elapsed)", crash.stderr)
+                         Message(f"the case used its CPU time ({time.monotonic() - started:.1f} s elapsed)",
+                                 "cpu_limit"), crash.stderr)
         return crash
 
     def _cpu_limit_reached(self, ended_at: float) -> bool:

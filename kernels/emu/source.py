@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from kernels.includes import ALLOWED_HEADERS, CUB_HEADERS
+from kernels.messages import Message
 
 MAX_SOURCE_BYTES = 256 * 1024
 
@@ -97,12 +98,13 @@ def tokenize(text: str) -> list[Token]:
             continue
         m = _TOKEN.match(spliced, pos)
         if not m:
-            raise SourceError(line, f"unexpected character {spliced[pos]!r}")
+            raise SourceError(line, Message(f"unexpected character {spliced[pos]!r}", "unexpected_character",
+                                            character=repr(spliced[pos])))
         kind = m.lastgroup or "punct"
         value = m.group()
         if kind == "raw":
-            raise SourceError(line, "raw string literals are not supported by the emulator", "unsupported",
-                              "raw string literals")
+            raise SourceError(line, Message("raw string literals are not supported by the emulator",
+                                            "emu_unsupported", what='R"(…)"'), "unsupported", "raw string literals")
         if kind in ("ident", "number", "punct") and "\\\n" in value:
             value = value.replace("\\\n", "")
         if kind not in ("ws", "comment"):
@@ -138,16 +140,20 @@ def _check_directive(d: list[Token]) -> str | None:
     """The include name when `d` is an allowed #include (to blank), else None; raises on a refused directive."""
     line = d[0].line
     if d[0].text == "%:":
-        raise SourceError(line, "digraphs (%:) are not supported by the emulator")
+        raise SourceError(line, Message("digraphs (%:) are not supported by the emulator", "emu_unsupported",
+                                        what="%:"))
     name = d[1].text if len(d) > 1 and d[1].kind == "ident" else ""
     if len(d) > 1 and not name:
-        raise SourceError(line, f"unknown preprocessor directive '#{d[1].text}'")
+        raise SourceError(line, Message(f"unknown preprocessor directive '#{d[1].text}'", "unknown_directive",
+                                        directive=d[1].text[:60]))
     if name not in _ALLOWED_DIRECTIVES:
-        raise SourceError(line, f"the #{name} directive is not allowed")
+        raise SourceError(line, Message(f"the #{name} directive is not allowed", "directive_forbidden",
+                                        directive=name))
     if name == "pragma":
         what = d[2].text if len(d) > 2 else ""
         if what not in _ALLOWED_PRAGMAS:
-            raise SourceError(line, f"#pragma {what} is not allowed (only #pragma unroll and #pragma once)")
+            raise SourceError(line, Message(f"#pragma {what} is not allowed (only #pragma unroll and #pragma once)",
+                                            "pragma_forbidden", pragma=what))
     if name != "include":
         return None
     rest = d[2:]
@@ -156,13 +162,17 @@ def _check_directive(d: list[Token]) -> str | None:
     elif len(rest) >= 3 and rest[0].text == "<" and rest[-1].text == ">":
         header = "".join(t.text for t in rest[1:-1])
     else:
-        raise SourceError(line, "#include must name a header literally (#include <cuda_fp16.h>)")
+        raise SourceError(line, Message("#include must name a header literally (#include <cuda_fp16.h>)",
+                                        "include_literal"))
     if header in UNSUPPORTED_INCLUDES:
         what = "CUB" if header.startswith("cub/") else f"<{header}>"
-        raise SourceError(line, f"this kernel needs a GPU: {what} is not emulated", "unsupported", what)
+        raise SourceError(line, Message(f"this kernel needs a GPU: {what} is not emulated", "needs_gpu", line=line,
+                                        feature=what), "unsupported", what)
     if header not in ALLOWED_INCLUDES:
-        raise SourceError(line, f"#include <{header}> is not allowed: kernels may include only "
-                                + ", ".join(sorted(ALLOWED_INCLUDES)))
+        raise SourceError(line, Message(f"#include <{header}> is not allowed: kernels may include only "
+                                        + ", ".join(sorted(ALLOWED_INCLUDES)),
+                                        "include_path" if "/" in header else "include_forbidden",
+                                        header=header.replace("\\", "/").rsplit("/", 1)[-1]))
     return header
 
 
@@ -189,37 +199,45 @@ def _check_tokens(tokens: list[Token]) -> None:
     for i, tok in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if tok.text in ("##", "%:%:"):
-            raise SourceError(tok.line, "token pasting (##) is not supported by the emulator")
+            raise SourceError(tok.line, Message("token pasting (##) is not supported by the emulator",
+                                                "emu_unsupported", what="##"))
         if tok.text in ("<%", "%>", "<:", ":>"):
-            raise SourceError(tok.line, "digraphs are not supported by the emulator")
+            raise SourceError(tok.line, Message("digraphs are not supported by the emulator", "emu_unsupported",
+                                                what=tok.text))
         if tok.kind == "string" and "??" in tok.text:
             continue
         if tok.text == "?" and nxt is not None and nxt.text == "?":
             third = tokens[i + 2].text if i + 2 < len(tokens) else ""
             if third in ("=", "/", "'", "(", ")", "!", "<", ">", "-"):
-                raise SourceError(tok.line, "trigraphs are not supported by the emulator")
+                raise SourceError(tok.line, Message("trigraphs are not supported by the emulator", "emu_unsupported",
+                                                    what="??" + third))
         if tok.kind == "ident":
             if tok.text in _FORBIDDEN_IDENTIFIERS:
-                raise SourceError(tok.line, f"{_FORBIDDEN_IDENTIFIERS[tok.text]} is not allowed in kernels")
+                raise SourceError(tok.line, Message(f"{_FORBIDDEN_IDENTIFIERS[tok.text]} is not allowed in kernels",
+                                                    "identifier_forbidden", identifier=tok.text))
             if tok.text == "extern" and not _extern_allowed(tokens, i):
-                raise SourceError(tok.line, "only extern \"C\" and extern __shared__ declarations are supported")
+                raise SourceError(tok.line, Message("only extern \"C\" and extern __shared__ declarations are "
+                                                    "supported", "extern_forbidden"))
             if tok.text == "operator" and nxt is not None and nxt.text in ("new", "delete"):
-                raise SourceError(tok.line, f"defining operator {nxt.text} is not allowed in kernels")
+                raise SourceError(tok.line, Message(f"defining operator {nxt.text} is not allowed in kernels",
+                                                    "operator_forbidden", operator=nxt.text))
         if tok.text == "[[":
             j = i + 1
             while j < len(tokens) and tokens[j].text != "]]":
                 t = tokens[j]
                 if t.kind == "ident" and t.text not in _ALLOWED_STD_ATTRIBUTES:
-                    raise SourceError(t.line, f"the attribute '{t.text}' is not allowed in kernels")
+                    raise SourceError(t.line, Message(f"the attribute '{t.text}' is not allowed in kernels",
+                                                      "attribute_forbidden", attribute=t.text[:60]))
                 j += 1
         if tok.text in ("{", "<%"):
             depth += 1
         elif tok.text in ("}", "%>"):
             depth -= 1
             if depth < 0:
-                raise SourceError(tok.line, "unbalanced braces: '}' without a matching '{'")
+                raise SourceError(tok.line, Message("unbalanced braces: '}' without a matching '{'", "braces_close"))
     if depth != 0:
-        raise SourceError(tokens[-1].line if tokens else 1, "unbalanced braces: a '{' is never closed")
+        raise SourceError(tokens[-1].line if tokens else 1, Message("unbalanced braces: a '{' is never closed",
+                                                                    "braces_open"))
 
 
 def _extern_allowed(tokens: list[Token], i: int) -> bool:
@@ -260,7 +278,7 @@ def _extern_shared(m: re.Match[str], at_file_scope: bool, line: int) -> str:
     if ctype and m.group("cv"):
         ctype = f"{' '.join(m.group('cv').split())} {ctype}"
     if not ctype:
-        raise SourceError(line, "extern __shared__ needs an element type")
+        raise SourceError(line, Message("extern __shared__ needs an element type", "extern_shared_type"))
     if not at_file_scope:
         return f"{ctype}* const {name} = reinterpret_cast<{ctype}*>(::kdojo::g_dyn_smem);"
     # File scope: a reference to the running block's pointer (each worker thread has its
@@ -449,9 +467,10 @@ def prepare(source: str) -> str:
     """Check `source` and return the learner part of the translation unit
     (same line count). Raises SourceError."""
     if len(source.encode()) > MAX_SOURCE_BYTES:
-        raise SourceError(1, f"the source is larger than {MAX_SOURCE_BYTES // 1024} KiB")
+        raise SourceError(1, Message(f"the source is larger than {MAX_SOURCE_BYTES // 1024} KiB",
+                                     "source_too_large", kib=MAX_SOURCE_BYTES // 1024))
     if "\0" in source:
-        raise SourceError(1, "the source contains a NUL byte")
+        raise SourceError(1, Message("the source contains a NUL byte", "source_nul"))
     source = source.replace("\r\n", "\n")
     tokens = tokenize(source)
     _check_tokens(tokens)

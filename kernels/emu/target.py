@@ -275,14 +275,16 @@ class EmuTarget(Target):
         deadline = started + budget if started is not None else _NO_DEADLINE
         compile_s = min(float(exercise.limits.compile_s), deadline - time.monotonic())
         if compile_s <= 0.5:
-            message = f"the compile did not start: the submission's {budget:g} s budget was spent"
+            message = Message(f"the compile did not start: the submission's {budget:g} s budget was spent",
+                              "compile_budget", seconds=f"{budget:g}")
             raise BuildError([Diagnostic(0, 0, "error", message)], message)
         try:
             built, messages, log = toolchain.compile_programs(
                 tu, compile_s, check=lambda text: preprocessed.check(text, toolchain.RUNTIME_DIR),
                 kernels=tuple(names))
         except (toolchain.CompilerLimit, ObjectRefused) as exc:
-            raise BuildError([Diagnostic(0, 0, "error", str(exc))], str(exc)) from None
+            message = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+            raise BuildError([Diagnostic(0, 0, "error", message)], str(exc)) from None
         except SourceError as exc:  # the checks on what g++'s preprocessor made of the source
             raise BuildError([Diagnostic(exc.line, 0, "error", exc.message)], exc.message,
                              needs_gpu=exc.feature if exc.kind == "unsupported" else "") from None
@@ -342,9 +344,10 @@ class EmuTarget(Target):
         if fast.fault_name is not None:
             fault = _scheduler_fault(fast, handle.built.programs["fast"], handle.deadline)
             if fast.fault_name == "out of memory" and handle.processes["fast"].out_of_memory():
+                megabytes = handle.processes["fast"].memory_bytes >> 20
                 fault = RuntimeFault("memory_limit_exceeded", "out of memory",
-                                     f"{fast.fault_message}: the program reached its "
-                                     f"{handle.processes['fast'].memory_bytes >> 20} MB memory limit")
+                                     Message(f"{fast.fault_message}: the program reached its {megabytes} MB memory "
+                                             "limit", "memory_limit", megabytes=megabytes))
             return RunOutcome(buffers, fast.output, fault, diagnostics)
         diagnostics += self._check_run(handle, request, launches, wire, order, buffers, timeout_s, fast)
         races = [d for d in diagnostics if d.kind == "race"]
@@ -374,8 +377,8 @@ class EmuTarget(Target):
             if checked.memory is not None:
                 name, message, diag = _memory_fault(checked.memory, program, order, buffers, handle.deadline)
                 line = diag.line
-            return [RunDiagnostic("check_crash", line, f"the checked re-run in reverse thread order crashed: "
-                                                       f"{name}: {message}")]
+            return [RunDiagnostic("check_crash", line, Message(f"the checked re-run in reverse thread order crashed: "
+                                                               f"{name}: {message}", "check_crash", name=name))]
         diags = _run_diagnostics(checked, program, handle.deadline)
         if checked.fault_name is not None:
             diags.append(_fault_diagnostic(checked, program, handle.deadline))
@@ -403,11 +406,13 @@ def _checked(response: WireResponse, wire: list[WireBuffer]) -> WireResponse | C
     diagnostic kinds, bounded text. Anything else is the learner's runtime_error."""
     if len(response.buffers) != len(wire):
         return Crash("runtime_error", "output corrupted",
-                     f"the program's answer has {len(response.buffers)} buffers, not {len(wire)}", "")
+                     Message(f"the program's answer has {len(response.buffers)} buffers, not {len(wire)}",
+                             "output_corrupted"), "")
     for got, sent in zip(response.buffers, wire):
         if memoryview(got).nbytes != memoryview(sent.data).nbytes:
             return Crash("runtime_error", "output corrupted",
-                         f"the program's answer changed the size of buffer '{sent.name}'", "")
+                         Message(f"the program's answer changed the size of buffer '{sent.name}'",
+                                 "output_corrupted"), "")
     if response.fault_name == "internal":
         # Only a forged answer (or a bug) names this fault: never an internal_error here.
         response.fault_name = "corrupted"
@@ -548,7 +553,14 @@ def _fault_diagnostic(response: WireResponse, program: Path, deadline: float = _
     name = response.fault_name or "fault"
     kind = "out_of_bounds" if name.startswith("out-of-bounds") else name.replace(" ", "_").replace("-", "_")
     line = response.fault_line or lines.get(response.fault_pc, 0)
-    return RunDiagnostic(kind, line, coded(_with_lines(response.fault_message, lines)))
+    return RunDiagnostic(kind, line, _placed(coded(_with_lines(response.fault_message, lines)), line))
+
+
+def _placed(message: str, line: int) -> str:
+    """A coded sentence that leaves its line to the fault (a trap, a warp collective) names it."""
+    if isinstance(message, Message) and message.params.get("line") == 0 and line:
+        return Message(message, message.code, **(message.params | {"line": line}))
+    return message
 
 
 def _scheduler_fault(response: WireResponse, program: Path, deadline: float = _NO_DEADLINE) -> RuntimeFault:
@@ -556,9 +568,11 @@ def _scheduler_fault(response: WireResponse, program: Path, deadline: float = _N
     diag = _fault_diagnostic(response, program, deadline)
     where = f" (line {diag.line})" if diag.line and f"line {diag.line}" not in diag.message else ""
     kind = _FAULT_KINDS.get(name, "runtime_error")
-    message = diag.message + where
-    if where and isinstance(diag.message, Message):  # the sentence's code still says it (its line is a parameter)
-        message = Message(message, diag.message.code, **diag.message.params)
+    message = diag.message  # str + str is a plain str: only a sentence that gains a line is rebuilt
+    if where:
+        message = diag.message + where
+        if isinstance(diag.message, Message):  # the sentence's code still says it (its line is a parameter)
+            message = Message(message, diag.message.code, **diag.message.params)
     return RuntimeFault(kind, name, message, poisoned=kind == "time_limit_exceeded")
 
 
@@ -595,15 +609,20 @@ def _compile_diagnostics(messages: list[toolchain.CompileMessage], exercise: Any
         undeclared = re.search(r"'([A-Za-z_]\w*)' (?:was not declared in this scope|is not a member of 'kdojo_user')", text)
         if m.file == launcher.LEARNER_FILE:
             if undeclared and undeclared.group(1).startswith("__"):
-                text = f"{undeclared.group(1)} is not supported by the emulator"
+                text = Message(f"{undeclared.group(1)} is not supported by the emulator", "emu_unsupported",
+                               what=undeclared.group(1))
             diags.append(Diagnostic(m.line, m.column, "error", text))
         elif m.file == launcher.LAUNCHER_FILE:
             kernel = next((k for k in exercise.kernels if f"'{k.name}'" in text), None)
-            text = (f"kernel '{kernel.name}' is not defined; write {kernel.declaration()[:-1]} {{ … }}"
-                    if kernel else f"the exercise's kernels could not be launched: {text}")
+            declaration = kernel.declaration()[:-1] if kernel else ""
+            text = (Message(f"kernel '{kernel.name}' is not defined; write {declaration} {{ … }}", "kernel_missing",
+                            kernel=kernel.name, declaration=declaration) if kernel else
+                    Message(f"the exercise's kernels could not be launched: {text}", "launcher_error", detail=text))
             diags.append(Diagnostic(0, 0, "error", text))
         else:
-            diags.append(Diagnostic(0, 0, "error", f"not supported by the emulator: {text}"))
+            diags.append(Diagnostic(0, 0, "error", Message(f"not supported by the emulator: {text}",
+                                                           "emu_compile_detail", detail=text)))
         if len(diags) >= 20:
             break
-    return diags or [Diagnostic(0, 0, "error", "the emulator could not compile this kernel")]
+    return diags or [Diagnostic(0, 0, "error", Message("the emulator could not compile this kernel",
+                                                       "compile_failed_plain"))]

@@ -18,6 +18,7 @@ import numpy as np
 
 from kernels.targets.base import BuildError, Diagnostic, GuardedArray, Launch, Program, RunOutcome, \
     RuntimeFault, Target
+from kernels.messages import Message
 from kernels.nvrtc import compile_program
 from kernels.spec import SCALAR_CTYPES, Exercise
 
@@ -264,9 +265,10 @@ def allow_dynamic_shared(name: str, function: Any, nbytes: int, limit: int, opte
         return
     static = int(function.shared_size_bytes)
     if static + nbytes > limit:
-        raise SharedMemoryLimit(
+        raise SharedMemoryLimit(Message(
             f"{name} asks for {nbytes} bytes of dynamic shared memory (SMEM_BYTES) on top of "
-            f"{static} bytes of static shared memory; this GPU gives one block at most {limit} bytes")
+            f"{static} bytes of static shared memory; this GPU gives one block at most {limit} bytes",
+            "shared_memory_limit", kernel=name, bytes=int(nbytes), static_bytes=static, limit_bytes=int(limit)))
     function.max_dynamic_shared_size_bytes = nbytes
     opted[name] = nbytes
 
@@ -301,15 +303,18 @@ def classify(exc: BaseException, poisoned: bool = False) -> RuntimeFault:
     import cupy
 
     if isinstance(exc, cupy.cuda.memory.OutOfMemoryError):
-        return RuntimeFault("memory_limit_exceeded", "out of memory", str(exc), poisoned=poisoned)
+        return RuntimeFault("memory_limit_exceeded", "out of memory", Message(str(exc), "gpu_out_of_memory"),
+                            poisoned=poisoned)
     if isinstance(exc, SharedMemoryLimit):
-        return RuntimeFault("runtime_error", "shared memory limit", str(exc), poisoned=poisoned)
+        return RuntimeFault("runtime_error", "shared memory limit", exc.args[0], poisoned=poisoned)
     cuda_errors = (cupy.cuda.driver.CUDADriverError, cupy.cuda.runtime.CUDARuntimeError)
     if not isinstance(exc, cuda_errors):
         raise exc
     text = str(exc)
     name, _, message = text.partition(":")
     sticky = any(token in name for token in STICKY)
+    # the driver's own words stay as it wrote them (shown as code), its error's name with them
+    detail = Message(message.strip() or text, "cuda_error", name=name.strip(), detail=message.strip() or text)
     if "OUT_OF_MEMORY" in name or "MemoryAllocation" in name:
-        return RuntimeFault("memory_limit_exceeded", name.strip(), message.strip(), poisoned=poisoned)
-    return RuntimeFault("runtime_error", name.strip(), message.strip() or text, poisoned=sticky or poisoned)
+        return RuntimeFault("memory_limit_exceeded", name.strip(), detail, poisoned=poisoned)
+    return RuntimeFault("runtime_error", name.strip(), detail, poisoned=sticky or poisoned)

@@ -26,12 +26,13 @@
       p.first = p.case + ": " + message(first);
     } else if ((code === "compile_failed" || code === "rejected") && p.line) key += "_at";
     else if (code === "mismatch") p.never = p.never_written ? S["msg.never_written"] : "";
-    else if (code === "fault") p.name = S["fault." + p.name] || p.name;
+    else if (code === "fault" || code === "check_crash") p.name = S["fault." + p.name] || p.name;
+    else if (code === "emu_no_memory" && S[key + "_" + p.what]) key += "_" + p.what;
     else if (code.startsWith("profile_")) {  // #16: the words inside a finding, translated too
       if (p.access) p.access = S["profile.access." + p.access] || p.access;
       if (p.limiter) p.limiter = S["profile.limiter." + p.limiter] || p.limiter;
     }
-    else if (code === "race_order") p.mismatch = message({ message_code: "mismatch", message_params: p });
+    else if (code === "race_order" || code === "bench_mismatch") p.mismatch = message({ message_code: "mismatch", message_params: p });
     else if (code === "shuffle_source" && !p.mask) key += "_gone";
     else if (code === "wrote_outside") {
       const parts = [];
@@ -63,16 +64,40 @@
   }
 
   // The verdict's message after its name; the compiler's own text (a `detail` it
-  // ends with) as code: it is the tool's, in the tool's language.
+  // ends with) as code: it is the tool's, in the tool's language. A compile error
+  // of our own (a policy, a signature, a constant: #28) is said in the reader's language.
   function verdictMessage(box, holder, tests) {
-    const text = message(holder, tests);
+    const own = ownCompileError(holder);
+    const text = own ? message(own.shown) : message(holder, tests);
     if (!text) return;
-    const detail = String((holder.message_params || {}).detail || "");
+    // the part it ends with that is a tool's: the diagnostic's, or "first: …"'s failing test's
     const code = holder.message_code;
-    const tool = (code === "compile_failed" || code === "rejected") && detail && text.endsWith(detail);
-    const span = el("span", { class: "verdict-message", text: " — " + (tool ? text.slice(0, -detail.length) : text) });
-    if (tool) span.append(el("code", { class: "tool-text", text: detail }));
+    const first = (code === "tests_failed" || code === "case_failed") &&
+      (tests || []).find((t) => t.name === (holder.message_params || {}).case);
+    const span = el("span", { class: "verdict-message", text: " — " });
+    span.append(...toolFramed(own ? own.diagnostic : first || holder, text));
     box.append(span);
+  }
+
+  // A compile_failed/rejected verdict whose `detail` is its first error's coded sentence:
+  // that sentence in the reader's language inside the verdict's frame.
+  function ownCompileError(holder) {
+    const code = holder.message_code;
+    if ((code !== "compile_failed" && code !== "rejected") || !holder.compile) return null;
+    const diagnostic = (holder.compile.diagnostics || []).find((d) => (d.severity || "error") === "error");
+    const params = holder.message_params || {};
+    if (!diagnostic || !diagnostic.message_code || diagnostic.message !== params.detail) return null;
+    const detail = message(diagnostic);
+    return { diagnostic, shown: { message_code: code, message_params: Object.assign({}, params, { detail }) } };
+  }
+
+  // `text` as nodes: what it ends with that is code, not prose, as code: the compiler's
+  // own words (`detail`) or a kernel's declaration (`declaration`).
+  function toolFramed(holder, text) {
+    const p = holder.message_params || {};
+    const tail = [p.detail, p.declaration].map((v) => String(v || "")).find((v) => v && text.endsWith(v));
+    if (!tail) return [text];
+    return [text.slice(0, -tail.length), el("code", { class: "tool-text", text: tail })];
   }
 
   // An attempt's source and its diff against the attempt before it (#28), as
@@ -164,7 +189,7 @@
       const row = el("li", { class: "test " + (ok ? "pass" : "fail"), "data-status": test.status },
         el("span", { class: "test-status", text: S[test.status] || test.status }),
         el("span", { class: "test-name", text: test.name }));
-      if (test.message) row.append(el("pre", { class: "test-message", text: message(test) }));
+      if (test.message) row.append(el("pre", { class: "test-message" }, ...toolFramed(test, message(test))));
       row.test = test;
       if (test.output) row.append(el("details", {}, el("summary", { text: S.output }), el("pre", { text: test.output })));
       const existing = Array.from(list.children).find((li) => li.dataset.name === test.name);
@@ -233,11 +258,17 @@
         for (const d of items) {
           list.append(el("li", { class: "diag " + (d.severity || "error") },
             el("span", { class: "diag-line", text: K.fmt(S.line, { line: d.line }) + (d.column ? ":" + d.column : "") }),
-            " ", el("code", { class: "tool-text", text: d.message })));
+            " ", ...(d.message_code ? [el("span", { class: "diag-message" }, ...toolFramed(d, message(d)))]
+              : [el("code", { class: "tool-text", text: d.message })])));
         }
         box.append(el("section", { class: "diag-group " + cls }, el("h4", { text: title }), list));
       }
-      if (compile.log) box.append(el("details", {}, el("summary", { text: S.log }), el("pre", { text: compile.log })));
+      // The log as the tools wrote it, less the lines the list above already says in the reader's language.
+      const said = diags.filter((d) => d.message_code).map((d) => String(d.message));
+      const log = (compile.log || "").split("\n").filter((line) => !said.some((m) => m && line.endsWith(m))).join("\n");
+      if (log.trim()) {
+        box.append(el("details", {}, el("summary", { text: S.log }), el("pre", {}, el("code", { class: "tool-text", text: log }))));
+      }
     }
 
     diagnostics(items) {
@@ -257,7 +288,7 @@
         const d = same[0];
         const li = el("li", { class: "diag " + (d.kind || "") },
           el("span", { class: "diag-kind", "data-kind": d.kind || "", text: S["diag." + d.kind] || d.kind || "" }), d.line ? " " + K.fmt(S.line, { line: d.line }) + ": " : ": ",
-          el("span", { class: "diag-message", text: message(d) }));
+          el("span", { class: "diag-message" }, ...toolFramed(d, message(d))));
         if (same.length > 1) {
           const rest = el("ul");
           for (const other of same.slice(1)) rest.append(el("li", { text: message(other) }));
@@ -323,5 +354,5 @@
     }
   }
 
-  window.KDojoResults = { Panel, message };
+  window.KDojoResults = { Panel, message, toolFramed };
 })();

@@ -28,10 +28,14 @@ KERNELS = {  # kind → (kernel, verdict, a diagnostic kind the panel must list,
     "time_limit": (HEAD + "    while (in[0] == in[0]) { }\n    if (i < N) out[i] = in[i] + 1.0f;\n}\n",
                    "time_limit_exceeded", ""),
     "compile_error": (BROKEN, "compile_error", ""),
+    # our own compile diagnostics (#28): said in Korean, in the verdict and in the list
+    "include_forbidden": ("#include <stdlib.h>\n" + HEAD + "    if (i < N) out[i] = in[i] + 1.0f;\n}\n", "rejected", ""),
+    "trap": (HEAD + "    if (i == 5) __trap();\n    if (i < N) out[i] = in[i] + 1.0f;\n}\n", "runtime_error", ""),
 }
-# What may stay ASCII in a Korean sentence: quoted names, CUDA identifiers, addresses,
-# acronyms (DRAM, FLOP) and the buttons' names (Run, Submit), as tests/pages/test_i18n.py
-_IDENTIFIERS = re.compile(r"'[^']*'|__\w+(?:\(\))?|\bextern\b|\b0x[0-9a-f]+\b|\b[A-Z0-9]+\b|\bRun\b|\bSubmit\b")
+# What may stay ASCII in a Korean sentence: quoted names, CUDA identifiers, directives
+# (#include), addresses, acronyms (DRAM, FLOP) and the buttons' names (Run, Submit), as
+# tests/pages/test_i18n.py
+_IDENTIFIERS = re.compile(r"'[^']*'|__\w+(?:\(\))?|\bextern\b|#\w+|\b0x[0-9a-f]+\b|\b[A-Z0-9]+\b|\bRun\b|\bSubmit\b")
 PANEL_TEXT = """(root) => {
     const copy = root.cloneNode(true);
     copy.querySelectorAll("code, details").forEach((node) => node.remove());
@@ -62,6 +66,8 @@ def test_the_korean_page_shows_each_judge_message_in_korean(page, kind: str) -> 
     if kind == "compile_error":  # the compiler's words, as code, after the Korean frame
         assert re.match(r"컴파일 오류 — [23]번째 줄: ", page.locator(".exercise .verdict").inner_text())
         assert page.locator(".exercise .verdict code.tool-text").count() == 1
+    if kind == "include_forbidden":
+        assert "#include할 수 없습니다" in page.locator(".exercise .compile-errors").inner_text()
 
 
 def test_the_english_page_names_a_fault_once(page) -> None:

@@ -91,3 +91,57 @@ def test_a_faults_coded_sentence_is_the_tests_message_without_a_doubled_name() -
     assert message == "invalid memory access: " + segv and message.code == "segfault"
     plain = _fault_message(RuntimeFault("runtime_error", "trap", "__trap() was called"))
     assert plain.code == "fault" and plain.params == {"name": "trap", "detail": "__trap() was called"}
+
+
+# The runtime's rarer sentences (#28), as kernels/emu/runtime/*.cpp writes them (the language
+# test judges a kernel for each that a learner's kernel can reach; these a launch plan makes).
+RARE = {
+    "k: grid and block dimensions must be at least 1": "launch_dims_zero",
+    "k: a block has 2048 threads; the maximum is 1024": "launch_threads",
+    "k: block dimensions exceed (1024, 1024, 64)": "launch_block_dims",
+    "k: grid dimensions exceed (2^31-1, 65535, 65535)": "launch_grid_dims",
+    "k: dynamic shared memory of 300000 bytes exceeds the 227 KB a block may use": "launch_shared",
+    "k: the launch plan passes a different number of arguments than the kernel takes": "launch_args",
+    "the emulator could not allocate a thread stack": "emu_no_memory",
+    "the emulator could not allocate shared memory": "emu_no_memory",
+    "the program's answer named a fault the runtime does not give": "output_corrupted",
+    "tiled_partition(group, n): the emulator supports n = 1, 2, 4, 8, 16 or 32 (thread (3,0,0) of block (0,0,0))":
+        "tile_size",
+    "this_grid().sync() needs a cooperative launch (cudaLaunchCooperativeKernel); the judge launches kernels "
+    "normally, so a grid-wide barrier cannot work: split the kernel in two launches or use atomics (thread (0,0,0) "
+    "of block (1,0,0))": "grid_sync",
+    "__syncwarp on line 7 (mask 0xffffffff) waits for lanes that are at a different warp collective":
+        "warp_mask_elsewhere",
+    "misaligned 8-byte write at address 0x7f10, an unknown line: a 8-byte access needs an address that is a "
+    "multiple of 8": "misaligned",
+}
+
+
+@pytest.mark.parametrize("text", list(RARE))
+def test_the_runtimes_rarer_sentences_have_codes(text: str) -> None:
+    message = coded(text)
+    assert isinstance(message, Message) and message.code == RARE[text], text
+    assert set(message.params) == set(MESSAGE_CODES[message.code])
+    assert all(isinstance(v, (str, int)) for v in message.params.values())
+
+
+def test_each_rarer_sentence_is_still_written_by_the_runtime() -> None:
+    """The shapes follow the runtime's words: each sentence's fixed part is in its source."""
+    from pathlib import Path
+
+    runtime = Path(__file__).resolve().parents[2] / "kernels" / "emu" / "runtime"
+    source = "\n".join(p.read_text() for p in runtime.glob("*.[ch]*"))
+    for fixed in ("grid and block dimensions must be at least 1", "the maximum is 1024",
+                  "block dimensions exceed (1024, 1024, 64)", "grid dimensions exceed (2^31-1, 65535, 65535)",
+                  "exceeds the 227 KB a block may use",
+                  "the launch plan passes a different number of arguments than the kernel takes",
+                  "the emulator could not allocate a thread stack", "the emulator could not allocate shared memory",
+                  "the emulator supports n = 1, 2, 4, 8, 16 or 32", "split the kernel in two launches or use atomics",
+                  "waits for lanes that are at a different warp collective",
+                  "-byte access needs an address that is a multiple of ",
+                  "every thread wrote the same value, so the result cannot ", "(a warning; one writer would do)",
+                  "with no barrier in between: the read sees the value before or after the update",
+                  "; every lane named in the mask must call the same one", " disagree on the mask of ",
+                  ", which does not include that lane", " must be a power of two no larger than 32",
+                  "device-side assert failed: ", "__trap() called", "a GPU refuses to launch it"):
+        assert fixed in source, fixed

@@ -15,7 +15,7 @@ SHAPE = {
     "01-elementwise": (6, 2, 0), "02-reduction": (6, 2, 0), "03-warp-broadcast": (6, 2, 0),
     "04-row-reductions": (6, 2, 1), "05-gemm-epilogue": (6, 2, 1),
     "06-coalescing": (6, 4, 2), "07-shared-tiling": (6, 4, 2),
-    "08-histogram": (6, 3, 0), "09-scan": (6, 3, 0),
+    "08-histogram": (6, 2, 0), "09-scan": (6, 3, 0),
     "10-compaction": (7, 3, 2), "11-radix-sort": (7, 3, 2),
     "12-convolution": (6, 4, 2), "13-gemv-spmv": (6, 4, 2),
     "14-rmsnorm": (7, 4, 2), "15-rope": (7, 4, 2),

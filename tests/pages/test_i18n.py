@@ -55,12 +55,14 @@ def test_every_judge_message_code_and_fault_name_has_both_languages() -> None:
     for fault in ("out-of-bounds read", "out-of-bounds write", "data race", "deadlock", "time limit exceeded"):
         assert f"js.fault.{fault}" in KO, fault
     # no English left in the Korean judge messages (ASCII words besides placeholders, CUDA's
-    # identifiers such as __syncthreads() or extern __shared__, and units)
-    for key, value in KO.items():
-        if key.startswith(("js.msg.", "js.fault.", "error.")):
-            words = re.findall(r"[A-Za-z]{3,}", re.sub(r"\{[a-z_]+\}|__\w+|\bextern\b|float4|Run|Submit|XP|GPU|CPU|KiB",
-                                                       "", str(value)))
-            assert words == [], (key, words)
+    # identifiers such as __syncthreads(), extern __shared__ or this_grid().sync(), directives
+    # such as #pragma unroll, headers, and units)
+    code = (r"\{[a-z_]+\}|__\w+|\bextern\b|float4|Run|Submit|XP|GPU|CPU|KiB|\b[A-Z]{2,}\b|\w*_\w*(?:\(\))?|"
+            r"\w+\(\)|<[^<>]*>|#\w+(?: unroll| once)?|\batomicCAS\b|\bcudaLaunchCooperativeKernel\b|\bassert\b|"
+            r"\boperator\b")
+    english = {key: re.findall(r"[A-Za-z]{3,}", re.sub(code, "", str(value), flags=re.ASCII))
+               for key, value in KO.items() if key.startswith(("js.msg.", "js.fault.", "error."))}
+    assert {key: words for key, words in english.items() if words} == {}
 
 
 def test_every_key_used_by_a_template_exists() -> None:
