@@ -34,6 +34,7 @@ from app.content import Catalog
 from app.db import DatabaseBusy, transaction
 from app.metrics import Metrics
 from app.models import Submission, utcnow
+from app.queue import judge_call
 from app.queue.event_writer import EventWriter
 from app.services import judging
 from app.services.events import add_event, judge_event_to_stage
@@ -144,13 +145,14 @@ class JudgeRuntime:
             submission = session.get(Submission, submission_id)
             assert submission is not None
             source, exercise_id, mode = submission.source, submission.exercise_id, submission.mode
+            language = submission.language
             created_at = submission.created_at
         beat = _Heartbeat(self.factory, submission_id, attempt, self.settings.heartbeat_s)
         beat.start()
         started = time.monotonic()
         self.events.begin(submission_id)
         try:
-            result, wants_profile = self._run_judge(submission_id, source, exercise_id, mode)
+            result, wants_profile = self._run_judge(submission_id, source, exercise_id, mode, language)
         finally:
             beat.stop()
             self.events.end(submission_id)  # its progress is stored (or dropped) before `done`
@@ -192,12 +194,12 @@ class JudgeRuntime:
             row = session.get(Submission, submission_id)
             if row is None or row.status != "done" or row.attempts != attempt or not row.result:
                 return "gone"
-            source, exercise_id = row.source, row.exercise_id
+            source, exercise_id, language = row.source, row.exercise_id, row.language
             benchmark = row.result.get("benchmark")
             add_event(session, submission_id, "profiling", {})
         judge = self._borrow()
         try:
-            found = judge.profile(source, exercise_id, benchmark)
+            found = judge_call.profile(judge, source, exercise_id, benchmark, language)
         finally:
             self._idle.put(judge)
         if found is None:
@@ -214,7 +216,7 @@ class JudgeRuntime:
             judging.profile_missed(session, submission_id, attempt)
 
     def _run_judge(self, submission_id: int, source: str, exercise_id: str,
-                   mode: str) -> tuple[dict[str, Any], bool]:
+                   mode: str, language: str = "cuda") -> tuple[dict[str, Any], bool]:
         def on_event(event: dict[str, Any]) -> None:
             mapped = judge_event_to_stage(event)
             if mapped is not None:
@@ -224,7 +226,8 @@ class JudgeRuntime:
             # a profile in flight stops; its judge comes back to the idle ones at once
             judge = self._borrow(wait_s=5.0 if self._preempt_profiles() else 0.0)
             try:
-                result = judge.run(source, exercise_id, bench=(mode == "submit"), on_event=on_event)
+                result = judge_call.run(judge, source, exercise_id, language,
+                                        bench=(mode == "submit"), on_event=on_event)
                 return result, judge.wants_profile(result)
             finally:
                 self._idle.put(judge)
