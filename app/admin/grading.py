@@ -14,6 +14,7 @@ from pydantic import BaseModel, BeforeValidator, Field
 from app.admin.auth import GradingRead, GradingWrite
 from app.deps import CatalogDep, DbInt, IdPath, PageQuery, SessionDep
 from app.routing import SessionRoute
+from app.content import LANGUAGES
 from app.services import admin_grades, admin_grading
 from app.services.submissions import check_language_name
 from app.services.admin_grading import SubmissionFilter
@@ -62,7 +63,8 @@ def list_submissions(
     backend: str | None = None, since: IsoDatetime | None = None, until: IsoDatetime | None = None,
     flagged: bool | None = None, page: PageQuery = 1,
     per_page: Annotated[int, Query(ge=1, le=admin_grading.MAX_PAGE)] = 50,
-    language: Annotated[str | None, Query(max_length=32, description="a kernel language: \"cuda\" or \"triton\"")] = None,
+    language: Annotated[str | None, Query(max_length=32, json_schema_extra={"enum": list(LANGUAGES)},
+                                          description="a kernel language: \"cuda\" or \"triton\"")] = None,
 ) -> dict[str, Any]:
     """Submissions, newest first, with `total` for paging. Dates are UTC."""
     f = SubmissionFilter(learner, exercise, verdict, backend, _naive(since), _naive(until), flagged, language)
@@ -117,7 +119,8 @@ def grades(
     session: SessionDep, catalog: CatalogDep, _actor: GradingRead,
     track: str | None = None, lesson: str | None = None, exercises: str | None = None,
     format: Literal["json", "csv"] = "json",
-    language: Annotated[str | None, Query(max_length=32, description="one kernel language's grades only: "
+    language: Annotated[str | None, Query(max_length=32, json_schema_extra={"enum": list(LANGUAGES)},
+                                          description="one kernel language's grades only: "
                                           "\"cuda\" or \"triton\" (default: all, each also under `by_language`)")] = None,
 ) -> Response | dict[str, Any]:
     """Learners × exercises (best verdict, best time in ms, attempts, XP) of one track,

@@ -18,7 +18,8 @@ from app.services.errors import NotFound
 
 router = APIRouter(route_class=SessionRoute, prefix="/api/exercises", tags=["exercises"])
 
-LanguageQuery = Annotated[str, Query(max_length=32, description="a kernel language: \"cuda\" or \"triton\"")]
+LanguageQuery = Annotated[str, Query(max_length=32, json_schema_extra={"enum": list(LANGUAGES)},
+                                     description="a kernel language: \"cuda\" or \"triton\"")]
 
 
 class LanguageOut(BaseModel):

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from app.content import DEFAULT_LANGUAGE, Catalog
+from app.content import DEFAULT_LANGUAGE, LANGUAGES, Catalog
 from app.db import open_session, transaction
 from app.deps import ANON_COOKIE, MAX_DB_INT, CatalogDep, IdPath, OwnerDep, SettingsDep, client_gone, current_owner
 from app.routing import SessionRoute
@@ -41,7 +41,7 @@ class PreviousProfileOut(BaseModel):
 
 
 LanguageName = Annotated[str, Field(
-    max_length=32, description="the kernel language of `source`: \"cuda\" (CUDA C++) or \"triton\" (Triton); "
+    max_length=32, json_schema_extra={"enum": list(LANGUAGES)}, description="the kernel language of `source`: \"cuda\" (CUDA C++) or \"triton\" (Triton); "
                                "one the exercise offers (`GET /api/exercises/{id}`: `languages`)")]
 
 
