@@ -269,13 +269,13 @@
     async finish(id, profileAfterSeq) {
       const sub = await K.api("GET", `/api/submissions/${id}`);
       // A signed-out pass is kept in this browser: say so, with the XP it will bring.
-      const localXp = sub.verdict === "accepted" && sub.mode === "submit" && !K.page.signedIn ? this.xp : 0;
+      const localPass = sub.verdict === "accepted" && sub.mode === "submit" && !K.page.signedIn;
+      const localXp = localPass ? K.recordLocalPass(this.id, this.xp, sub.language) : 0;
       rememberSubmission(id);
       const profileFollows = profileAfterSeq != null && !(sub.result && sub.result.profile);
       this.panel.final(sub, this.view, { localXp, profileFollows });
       if (profileFollows) this.followProfile(id, profileAfterSeq);
       if (sub.verdict === "accepted") {
-        if (localXp) K.recordLocalPass(this.id, this.xp, sub.language);
         if (sub.mode === "submit") this.markSolved(sub.language);
         await this.revealReference(id, sub.language);
       }

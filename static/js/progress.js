@@ -162,6 +162,7 @@
     const further = Object.keys(local.exercises).some((k) => baseId(k) === exerciseId);
     if (!(key in local.exercises)) local.exercises[key] = further ? Math.floor(xp / 2) : xp;
     saveLocal(local);
+    return local.exercises[key];  // the XP this language's pass brings here
   }
 
   async function mergeIfSignedIn() {
