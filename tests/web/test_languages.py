@@ -314,3 +314,45 @@ def test_the_lesson_page_offers_the_languages_in_both_page_languages(client, lan
 def test_a_cuda_only_exercise_has_no_selector(cuda_only):
     page = cuda_only.get("/lessons/add-one?lang=en").text
     assert "language-picker" not in page and "data-language-pane" not in page
+
+
+def test_the_profile_lists_each_submissions_language_and_progress_per_language(client):
+    user = signup(client)
+    judged(client, user["id"], "cuda", result())
+    page = client.get("/me?lang=en").text
+    assert "Progress by language" not in page  # one language so far: nothing to compare
+    judged(client, user["id"], "triton", result())
+    page = client.get("/me?lang=en").text
+    assert "Progress by language" in page
+    assert '<tr data-language="triton"><td>Triton</td><td>1</td><td>25</td></tr>' in page
+    assert '<tr data-language="cuda"><td>CUDA C++</td><td>1</td><td>50</td></tr>' in page
+    assert '<td data-language="triton">Triton</td>' in page and '<td data-language="cuda">CUDA C++</td>' in page
+    assert "언어별 진행" in client.get("/me?lang=ko").text
+
+
+# --- the catalog's files per language ----------------------------------------------------
+
+def test_a_triton_exercise_without_its_starter_is_refused_naming_the_file(tmp_path: Path) -> None:
+    from app.content import LessonError, load_catalog
+
+    root = build_triton_lessons(tmp_path / "lessons")
+    starter = root / "01-add-one" / "exercises" / "add_one" / "starter.triton.py"
+    starter.unlink()
+    with pytest.raises(LessonError) as caught:
+        load_catalog(root)
+    assert caught.value.path == starter
+    assert "add-one" not in load_catalog(root, lenient=True).lessons  # a server starts without it
+
+
+def test_triton_instructions_in_one_language_only_are_refused(tmp_path: Path) -> None:
+    from app.content import LessonError, load_catalog
+
+    root = build_triton_lessons(tmp_path / "lessons")
+    folder = root / "01-add-one" / "exercises" / "add_one"
+    (folder / "instructions.triton.en.md").unlink()
+    with pytest.raises(LessonError, match="missing or empty while the other language has one"):
+        load_catalog(root)
+    (folder / "instructions.triton.ko.md").unlink()  # neither: Triton shows the shared instructions
+    files = load_catalog(root).lessons["add-one"].exercise_files[0]
+    assert files.instructions_for("triton", "en") == files.instructions_md["en"]
+    assert files.reference_for("triton") == (ADD_ONE / "reference.triton.py").read_text()
