@@ -109,6 +109,7 @@
         host.addEventListener("keyup", () => localStorage.setItem(this.draftKey(), this.source()));
       } else {
         this.textarea = textarea;
+        if (this.language !== this.languages[0].name) textarea.value = this.starter;  // the page holds CUDA's
         textarea.addEventListener("keydown", (e) => {
           if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); this.send(e.shiftKey ? "run" : "submit"); }
         });
