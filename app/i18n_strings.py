@@ -11,6 +11,7 @@ from typing import Any
 
 from app.i18n_accounts import ACCOUNTS_EN, ACCOUNTS_KO
 from app.i18n_diagnostics import DIAG_EN, DIAG_KO
+from app.i18n_languages import LANG_EN, LANG_KO
 from app.i18n_messages import MSG_EN, MSG_KO
 
 KO: dict[str, Any] = {
@@ -335,4 +336,6 @@ EN.update(MSG_EN)
 EN.update(ACCOUNTS_EN)
 KO.update(DIAG_KO)
 EN.update(DIAG_EN)
+KO.update(LANG_KO)
+EN.update(LANG_EN)
 STRINGS: dict[str, dict[str, Any]] = {"ko": KO, "en": EN}

@@ -1,8 +1,11 @@
 """The database schema. Idempotency lives here, in unique indexes:
 
-- one XP award per (user, reason key): an exercise, a lesson, a tier bonus;
+- one XP award per (user, reason key): an exercise, a lesson, a tier bonus (the first
+  language to earn an exercise's award holds its key; a further language its own
+  `<key>@<language>`, app/xp.py);
 - one achievement per (user, achievement id);
-- one completion per (user, kind, item);
+- one completion per (user, kind, item, language): an exercise per kernel language,
+  a lesson once (language "");
 - one attempt row per (submission, attempt number); the verdict is written only
   by the attempt that holds the row (see app/services/judging.py);
 - one event per (submission, seq);
@@ -73,6 +76,8 @@ class Submission(Base):
     client_ip: Mapped[str] = mapped_column(String(64), default="")
     exercise_id: Mapped[str] = mapped_column(String(128), index=True)
     mode: Mapped[str] = mapped_column(String(8))  # run | submit
+    # the kernel language of `source` (#29): "cuda" | "triton" (app/content/languages.py)
+    language: Mapped[str] = mapped_column(String(16), default="cuda", server_default="cuda")
     source: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(8), default="queued")  # queued|running|done
     verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
@@ -148,6 +153,8 @@ class Completion(Base):
 
     `verified` is False for progress merged from a browser that no stored
     accepted submission backs; such rows count as progress but earn no XP.
+    An exercise is completed per kernel language (`language`, #29: solved in CUDA is
+    not solved in Triton); a lesson once, whatever the languages (`language` "").
     """
 
     __tablename__ = "completions"
@@ -156,19 +163,23 @@ class Completion(Base):
     kind: Mapped[str] = mapped_column(String(8))  # exercise | lesson
     item_id: Mapped[str] = mapped_column(String(128))
     verified: Mapped[bool] = mapped_column(Boolean, default=True)
+    language: Mapped[str] = mapped_column(String(16), default="", server_default="")
     submission_id: Mapped[int | None] = mapped_column(
         ForeignKey("submissions.id", ondelete="SET NULL"), nullable=True
     )
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
-    __table_args__ = (UniqueConstraint("user_id", "kind", "item_id"),)
+    __table_args__ = (UniqueConstraint("user_id", "kind", "item_id", "language",
+                                       name="uq_completions_user_kind_item_language"),)
 
 
 class XpAward(Base):
     __tablename__ = "xp_awards"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    key: Mapped[str] = mapped_column(String(200))  # exercise:<id> | lesson:<id> | tier:<id>:<tier>
+    key: Mapped[str] = mapped_column(String(200))  # exercise:<id> | lesson:<id> | tier:<id>:<tier>, [@<language>]
     xp: Mapped[int] = mapped_column(Integer)
+    # the kernel language whose accept earned it (#29); "" for a lesson's XP
+    language: Mapped[str] = mapped_column(String(16), default="", server_default="")
     submission_id: Mapped[int | None] = mapped_column(
         ForeignKey("submissions.id", ondelete="SET NULL"), nullable=True
     )

@@ -4,6 +4,12 @@ XP is earned once per exercise on its first accepted `submit`, by difficulty
 (or the exercise's own `xp`); tier bonuses reward real speed measured by the
 judge's benchmark on a GPU (never on the emulator, whose timings mean nothing);
 finishing every exercise of a lesson earns the lesson's `xp`.
+
+Kernel languages (#29): an exercise's awards (its acceptance and each speed tier) are
+earned once per language. The first language to earn one gets it in full; each
+further language gets `FURTHER_LANGUAGE_SHARE` of it (rounded down): the problem is
+the same, the second language is new practice with it. A lesson's XP is earned once,
+when each of its exercises is solved in some language.
 """
 
 from __future__ import annotations
@@ -58,6 +64,19 @@ def exercise_xp(difficulty: str, explicit_xp: int | None = None) -> int:
     if explicit_xp:
         return int(explicit_xp)
     return DIFFICULTY_XP.get(difficulty, DIFFICULTY_XP["easy"])
+
+
+FURTHER_LANGUAGE_SHARE = 0.5
+
+
+def further_language_xp(full_xp: int) -> int:
+    """What an award already earned in another kernel language gives in this one."""
+    return int(full_xp * FURTHER_LANGUAGE_SHARE)
+
+
+def language_key(key: str, language: str) -> str:
+    """The award key of a further language: `exercise:<id>@triton` (the first holds `key`)."""
+    return f"{key}@{language}"
 
 
 def level_for(xp: int) -> Level:

@@ -14,7 +14,9 @@ from pydantic import BaseModel, BeforeValidator, Field
 from app.admin.auth import GradingRead, GradingWrite
 from app.deps import CatalogDep, DbInt, IdPath, PageQuery, SessionDep
 from app.routing import SessionRoute
+from app.content import LANGUAGES
 from app.services import admin_grades, admin_grading
+from app.services.submissions import check_language_name
 from app.services.admin_grading import SubmissionFilter
 
 router = APIRouter(route_class=SessionRoute, prefix="/api/admin", tags=["admin"])
@@ -61,9 +63,11 @@ def list_submissions(
     backend: str | None = None, since: IsoDatetime | None = None, until: IsoDatetime | None = None,
     flagged: bool | None = None, page: PageQuery = 1,
     per_page: Annotated[int, Query(ge=1, le=admin_grading.MAX_PAGE)] = 50,
+    language: Annotated[str | None, Query(max_length=32, json_schema_extra={"enum": list(LANGUAGES)},
+                                          description="a kernel language: \"cuda\" or \"triton\"")] = None,
 ) -> dict[str, Any]:
     """Submissions, newest first, with `total` for paging. Dates are UTC."""
-    f = SubmissionFilter(learner, exercise, verdict, backend, _naive(since), _naive(until), flagged)
+    f = SubmissionFilter(learner, exercise, verdict, backend, _naive(since), _naive(until), flagged, language)
     return admin_grading.list_submissions(session, f, page, per_page)
 
 
@@ -115,11 +119,16 @@ def grades(
     session: SessionDep, catalog: CatalogDep, _actor: GradingRead,
     track: str | None = None, lesson: str | None = None, exercises: str | None = None,
     format: Literal["json", "csv"] = "json",
+    language: Annotated[str | None, Query(max_length=32, json_schema_extra={"enum": list(LANGUAGES)},
+                                          description="one kernel language's grades only: "
+                                          "\"cuda\" or \"triton\" (default: all, each also under `by_language`)")] = None,
 ) -> Response | dict[str, Any]:
     """Learners × exercises (best verdict, best time in ms, attempts, XP) of one track,
     one lesson, or a comma-separated exercise list; `format=csv` for a spreadsheet."""
     ids = admin_grades.exercise_set(catalog, track, lesson, exercises)
-    report = admin_grades.grades(session, ids)
+    if language is not None:
+        check_language_name(language)
+    report = admin_grades.grades(session, ids, language)
     if format == "csv":
         name = (track or lesson or "exercises").replace('"', "")
         return Response(admin_grades.to_csv(report), media_type="text/csv; charset=utf-8",

@@ -20,7 +20,8 @@ ItemId = Annotated[str, Field(max_length=128)]
 
 class MergeIn(BaseModel):
     """What the browser says it completed: exercises count as unverified progress
-    (no XP, no achievement), lessons without exercises as read (app.services.progress)."""
+    (no XP, no achievement), lessons without exercises as read (app.services.progress).
+    An exercise id alone is a CUDA pass; `<id>@triton` a pass in Triton (#29)."""
 
     exercise_ids: list[ItemId] = Field(default_factory=list, max_length=1000)
     lesson_ids: list[ItemId] = Field(default_factory=list, max_length=1000)

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from app.content import Catalog
+from app.content import DEFAULT_LANGUAGE, LANGUAGES, Catalog
 from app.db import open_session, transaction
 from app.deps import ANON_COOKIE, MAX_DB_INT, CatalogDep, IdPath, OwnerDep, SettingsDep, client_gone, current_owner
 from app.routing import SessionRoute
@@ -41,9 +41,15 @@ class PreviousProfileOut(BaseModel):
     profile: dict[str, Any] = Field(description="that attempt's `profile` object (docs/judge.md, \"Profile\")")
 
 
+LanguageName = Annotated[str, Field(
+    max_length=32, json_schema_extra={"enum": list(LANGUAGES)}, description="the kernel language of `source`: \"cuda\" (CUDA C++) or \"triton\" (Triton); "
+                               "one the exercise offers (`GET /api/exercises/{id}`: `languages`)")]
+
+
 class SubmissionOut(BaseModel):
     id: int
     exercise_id: str
+    language: LanguageName
     mode: Literal["run", "submit"]
     status: Literal["queued", "running", "done"]
     verdict: str | None
@@ -64,6 +70,7 @@ class SubmissionIn(BaseModel):
     exercise_id: str
     source: str
     mode: Literal["run", "submit"] = "submit"
+    language: LanguageName = DEFAULT_LANGUAGE
 
 
 class CreatedOut(BaseModel):
@@ -83,6 +90,9 @@ IdempotencyKey = Annotated[str | None, Header(
 @router.post("", status_code=202, response_model=CreatedOut, responses={
     200: {"model": CreatedOut, "description": "a retry with an Idempotency-Key already used for this "
                                               "body: the submission it created (nothing new)"},
+    422: {"description": "Validation error; among others `language_unknown` (a language the site does not "
+                         "judge) and `language_not_offered` (the exercise is not offered in it): `detail[0].type` "
+                         "and `code` name it, `params` has `language` and `choices`"},
     499: {"description": "The client left before its turn came (nothing stored)"}})
 async def create_submission(
     body: SubmissionIn, request: Request, owner: OwnerDep, settings: SettingsDep, catalog: CatalogDep,
@@ -109,7 +119,7 @@ def _create_in_thread(body: SubmissionIn, request: Request, owner: service.Owner
                             settings.anonymous_submissions_per_address_per_hour)
     with transaction(request.app.state.sessionmaker) as session:
         submission, created = service.create(session, owner, catalog, body.exercise_id, body.source, body.mode,
-                                             limits, settings.queue_name, idempotency_key)
+                                             limits, settings.queue_name, idempotency_key, body.language)
         position = service.queue_position(session, submission.id)
     if created:
         try:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.content.errors import LessonError
+from app.content.languages import DEFAULT_LANGUAGE, LANGUAGES
 from app.content.markdown import render_markdown
 from kernels.spec import Exercise
 
@@ -29,13 +30,38 @@ class LessonText:
 
 
 @dataclass(frozen=True)
+class LanguageFiles:
+    """One kernel language's files of an exercise: `starter<suffix>`, `reference<suffix>`
+    and, where the language has its own, `instructions.<language>.<ko|en>.md` (empty:
+    the exercise's shared instructions)."""
+
+    starter: str
+    reference: str
+    instructions_md: dict[str, str]
+
+
+@dataclass(frozen=True)
 class ExerciseFiles:
-    """What the lesson page shows of one exercise, read from its folder."""
+    """What the lesson page shows of one exercise, read from its folder. `starter`,
+    `reference` and `instructions_md` are CUDA's; `languages` has every language the
+    exercise offers (`Exercise.languages`), CUDA included (#29)."""
 
     name: str
     instructions_md: dict[str, str]
     starter: str
     reference: str
+    languages: dict[str, LanguageFiles] = field(default_factory=dict)
+
+    def starter_for(self, language: str) -> str:
+        return self.languages[language].starter if language in self.languages else self.starter
+
+    def reference_for(self, language: str) -> str:
+        return self.languages[language].reference if language in self.languages else self.reference
+
+    def instructions_for(self, language: str, lang: str) -> str:
+        """The language's own instructions in `lang` when it has them, else the shared ones."""
+        own = self.languages[language].instructions_md.get(lang, "") if language in self.languages else ""
+        return own or self.instructions_md[lang]
 
 
 @dataclass(frozen=True)
@@ -162,16 +188,29 @@ def _read_optional(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
-def _exercise_files(lesson_dir: Path, name: str) -> ExerciseFiles:
+def _language_files(folder: Path, language: str) -> LanguageFiles:
+    info = LANGUAGES[language]
+    starter = folder / f"starter{info.suffix}"
+    if not starter.is_file():
+        raise LessonError(starter, "(file)", "missing")
+    instructions = {lang: _read_optional(folder / f"{info.instructions_stem}.{lang}.md") for lang in LANGS}
+    if language != DEFAULT_LANGUAGE and any(instructions.values()) and not all(instructions.values()):
+        missing = next(lang for lang, text in instructions.items() if not text)
+        raise LessonError(folder / f"{info.instructions_stem}.{missing}.md", "(file)",
+                          "missing or empty while the other language has one")
+    return LanguageFiles(starter.read_text(encoding="utf-8"), _read_optional(folder / f"reference{info.suffix}"),
+                         instructions)
+
+
+def _exercise_files(lesson_dir: Path, name: str, languages: tuple[str, ...] = (DEFAULT_LANGUAGE,)) -> ExerciseFiles:
     folder = lesson_dir / "exercises" / name
     instructions = {lang: _read_optional(folder / f"instructions.{lang}.md") for lang in LANGS}
     for lang, text in instructions.items():
         if not text:
             raise LessonError(folder / f"instructions.{lang}.md", "(file)", "missing or empty")
-    starter = folder / "starter.cu"
-    if not starter.is_file():
-        raise LessonError(starter, "(file)", "missing")
-    return ExerciseFiles(name, instructions, starter.read_text(encoding="utf-8"), _read_optional(folder / "reference.cu"))
+    by_language = {language: _language_files(folder, language) for language in languages if language in LANGUAGES}
+    cuda = by_language[DEFAULT_LANGUAGE]
+    return ExerciseFiles(name, instructions, cuda.starter, cuda.reference, by_language)
 
 
 def _lesson_meta(toml_path: Path) -> dict[str, Any]:
@@ -226,6 +265,7 @@ def load_lesson(lesson_dir: Path, judged: dict[str, Exercise]) -> Lesson:
     """One lesson folder; `judged` is `kernels.catalog.load_exercises(...)`'s result."""
     meta = _lesson_meta(lesson_dir / "lesson.toml")
     texts = _load_texts(lesson_dir)
+    exercises = _exercise_objects(lesson_dir, meta["exercises"], judged)
     return Lesson(
         id=meta["id"],
         track=meta["track"],
@@ -238,8 +278,9 @@ def load_lesson(lesson_dir: Path, judged: dict[str, Exercise]) -> Lesson:
         status=meta["status"],
         dir=lesson_dir,
         texts=texts,
-        exercises=_exercise_objects(lesson_dir, meta["exercises"], judged),
-        exercise_files=tuple(_exercise_files(lesson_dir, name) for name in meta["exercises"]),
+        exercises=exercises,
+        exercise_files=tuple(_exercise_files(lesson_dir, name, ex.languages)
+                             for name, ex in zip(meta["exercises"], exercises, strict=True)),
     )
 
 

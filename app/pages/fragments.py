@@ -21,7 +21,8 @@ router = APIRouter(route_class=SessionRoute)
 def reference_fragment(
     exercise_id: str, submission: int, session: SessionDep, owner: OwnerDep, catalog: CatalogDep
 ) -> HTMLResponse:
-    """The reference solution, only against the asker's own accepted submission of this exercise."""
+    """The reference solution in the submission's kernel language, only against the
+    asker's own accepted submission of this exercise."""
     try:
         row = submissions.get(session, owner, submission)
     except ServiceError:
@@ -32,8 +33,10 @@ def reference_fragment(
     if lesson is None:  # the lesson was taken out (a reload) after the learner passed it
         raise HTTPException(status_code=404, detail="This exercise is no longer in the lessons.")
     index = lesson.exercise_ids.index(exercise_id)
-    code = lesson.exercise_files[index].reference
-    return HTMLResponse(f'<pre class="highlight" data-lang="cuda"><code>{highlight_code(code, "cuda")}</code></pre>')
+    code = lesson.exercise_files[index].reference_for(row.language)
+    lexer = "python" if row.language == "triton" else "cuda"
+    return HTMLResponse(f'<pre class="highlight" data-lang="{lexer}" data-language="{row.language}">'
+                        f'<code>{highlight_code(code, lexer)}</code></pre>')
 
 
 @router.get("/lessons/{lesson_id}/comments", response_class=HTMLResponse)

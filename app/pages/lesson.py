@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse
 
-from app.content import Catalog, Lesson, render_inline, render_markdown
+from app.content import DEFAULT_LANGUAGE, LANGUAGES, Catalog, Lesson, render_inline, render_markdown
 from app.db import open_session
 from app.deps import load_user
 from app.i18n import track_title
@@ -40,23 +40,48 @@ def profiling_here(backend: str | None) -> str:
     return cached[1]
 
 
-def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str], profiling: str = "on") -> dict[str, Any]:
+def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str], profiling: str = "on",
+                  solved_in: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """One exercise panel's inputs. `solved`: exercise ids passed in any kernel language;
+    `solved_in`: {exercise id: languages passed in} (#29; None: every solved one in CUDA)."""
     exercise = lesson.exercises[index]
     files = lesson.exercise_files[index]
-    hints = exercise.hints.get(lang) or exercise.hints.get("ko") or ()
+    passed = (solved_in or {}).get(exercise.id, []) if solved_in is not None else \
+        ([DEFAULT_LANGUAGE] if exercise.id in solved else [])
+    languages = [language_view(exercise, files, name, lang, name in passed)
+                 for name in exercise.languages if name in LANGUAGES]
+    cuda = languages[0]
     return {
         "id": exercise.id,
         "title": exercise.title.get(lang) or exercise.title.get("ko", exercise.id),
         "difficulty": exercise.difficulty,
         "xp": exercise.xp,
-        "instructions_html": render_markdown(files.instructions_md[lang], lang),
-        "starter": files.starter,
-        "hints_html": [render_inline(h) for h in hints],
+        "instructions_html": cuda["instructions_html"],
+        "starter": cuda["starter"],
+        "hints_html": cuda["hints_html"],
         "solved": exercise.id in solved,
         # The reference is in the page only once the learner has passed.
-        "reference": files.reference if exercise.id in solved else None,
+        "reference": cuda["reference"],
         # `[profile] enabled = false` in its exercise.toml: off for this exercise only
         "profiling": "off_exercise" if profiling != "off" and not exercise.profile_enabled else profiling,
+        # #29: each kernel language the exercise offers, CUDA first; a selector when more than one
+        "languages": languages,
+    }
+
+
+def language_view(exercise: Any, files: Any, name: str, lang: str, passed: bool) -> dict[str, Any]:
+    """What the panel shows of one kernel language: its starter, instructions, hints and,
+    once passed in it, its reference."""
+    info = LANGUAGES[name]
+    hints_by_lang = exercise.triton.hints if name == "triton" and exercise.triton is not None else exercise.hints
+    hints = hints_by_lang.get(lang) or hints_by_lang.get("ko") or ()
+    return {
+        "name": name, "title": info.title, "editor_mode": info.editor_mode,
+        "starter": files.starter_for(name),
+        "instructions_html": render_markdown(files.instructions_for(name, lang), lang),
+        "hints_html": [render_inline(h) for h in hints],
+        "solved": passed,
+        "reference": files.reference_for(name) if passed else None,
     }
 
 
@@ -126,9 +151,10 @@ def render_lesson_page(lesson_id: str, request: Request, session: Any, user: Any
         return not_found(request, context)
     lang = context["lang"]
     solved = set(context["summary"].completed_exercise_ids)
+    solved_in = context["summary"].exercise_languages
     prev_lesson, next_lesson, position, total = neighbours(catalog, lesson, user)
     profiling = profiling_here(getattr(request.app.state, "judge_backend", (None, ""))[0])
-    exercises = [exercise_view(lesson, i, lang, solved, profiling) for i in range(len(lesson.exercises))]
+    exercises = [exercise_view(lesson, i, lang, solved, profiling, solved_in) for i in range(len(lesson.exercises))]
     fresh_until, comments = _comments_until(session, lesson.id, cached=user is None)
     context.update(
         lesson=lesson,
@@ -147,7 +173,11 @@ def render_lesson_page(lesson_id: str, request: Request, session: Any, user: Any
     )
     context["page_data"].update(
         lessonId=lesson.id,
-        exercises=[{"id": e["id"], "xp": e["xp"], "starter": e["starter"]} for e in exercises],
+        languageTitles={name: info.title for name, info in LANGUAGES.items()},
+        exercises=[{"id": e["id"], "xp": e["xp"], "starter": e["starter"],
+                    "languages": [{"name": v["name"], "title": v["title"], "editor_mode": v["editor_mode"],
+                                   "starter": v["starter"], "solved": v["solved"]} for v in e["languages"]]}
+                   for e in exercises],
     )
     if user is None:  # the same page for every anonymous reader: kept and served from memory
         return anon_cache.render_and_store(request, "lesson.html", context, lesson.id, catalog, fresh_until, since)

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse
 
 from app.achievements import ACHIEVEMENTS
-from app.content import Catalog
+from app.content import DEFAULT_LANGUAGE, LANGUAGES, Catalog
 from app.deps import CatalogDep, CurrentUser, SessionDep
 from app.pages.context import base_context, not_found, render
 from app.routing import SessionRoute
@@ -39,6 +39,7 @@ def profile_page(request: Request, session: SessionDep, user: CurrentUser, catal
         gpu_only_here=sum(a.gpu_only for a in ACHIEVEMENTS) if no_gpu else 0,
         submissions=recent,
         diffs=_diffs(recent),
+        language_titles={name: info.title for name, info in LANGUAGES.items()},
         exercises=_exercise_links(catalog, lang, {s.exercise_id for s in recent}),
     )
     context["page_data"]["xpHistory"] = progress.xp_history(session, user.id)
@@ -47,10 +48,11 @@ def profile_page(request: Request, session: SessionDep, user: CurrentUser, catal
 
 def _diffs(recent: list[Any]) -> dict[int, str | None]:
     """Each listed submission's diff against the learner's previous one on the same
-    exercise among those listed (#28); None for the first listed."""
+    exercise in the same kernel language among those listed (#28, #29); None for the first listed."""
     diffs: dict[int, str | None] = {}
     for i, row in enumerate(recent):  # newest first
-        before = next((older for older in recent[i + 1:] if older.exercise_id == row.exercise_id), None)
+        before = next((older for older in recent[i + 1:] if older.exercise_id == row.exercise_id
+                       and older.language == row.language), None)
         diffs[row.id] = source_diff(before.source if before is not None else None, row.source)
     return diffs
 
@@ -71,21 +73,27 @@ def _exercise_links(catalog: Catalog, lang: str, exercise_ids: set[str]) -> dict
 
 @router.get("/exercises/{exercise_id}/leaderboard", response_class=HTMLResponse, name="leaderboard")
 def leaderboard_page(
-    exercise_id: str, request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep
+    exercise_id: str, request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep,
+    language: str = DEFAULT_LANGUAGE,
 ) -> HTMLResponse:
+    """One kernel language's ranking (`?language=triton`; CUDA's by default), with links
+    to the others the exercise offers (#29)."""
     exercise = catalog.exercises.get(exercise_id)
     context = base_context(request, session, user, catalog)
-    if exercise is None:
+    if exercise is None or language not in exercise.languages or language not in LANGUAGES:
         return not_found(request, context)
     lang = context["lang"]
-    rows = submissions.leaderboard(session, exercise_id)
+    rows = submissions.leaderboard(session, exercise_id, language=language)
     groups: dict[str | None, list[dict[str, Any]]] = {}
     for row in rows:  # one table per GPU (ranked apart by the service); None: the emulator
         groups.setdefault(row["gpu"], []).append(row)
     context.update(
-        exercise_title=exercise.title.get(lang) or exercise.id,
+        exercise_title=(exercise.title.get(lang) or exercise.id)
+        + (f" ({LANGUAGES[language].title})" if len(exercise.languages) > 1 else ""),
         exercise_id=exercise_id,
         lesson=catalog.lesson_for_exercise(exercise_id),
         groups=groups,
+        language=language,
+        languages=[LANGUAGES[name] for name in exercise.languages if name in LANGUAGES],
     )
     return render(request, "leaderboard.html", context)

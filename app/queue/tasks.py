@@ -146,8 +146,7 @@ class JudgeRuntime:
             submission = session.get(Submission, submission_id)
             assert submission is not None
             source, exercise_id, mode = submission.source, submission.exercise_id, submission.mode
-            # the kernel language (#29): a column of its own once the site offers a choice
-            language = getattr(submission, "language", None) or "cuda"
+            language = submission.language
             created_at = submission.created_at
         beat = _Heartbeat(self.factory, submission_id, attempt, self.settings.heartbeat_s)
         beat.start()
@@ -196,9 +195,8 @@ class JudgeRuntime:
             row = session.get(Submission, submission_id)
             if row is None or row.status != "done" or row.attempts != attempt or not row.result:
                 return "gone"
-            source, exercise_id = row.source, row.exercise_id
+            source, exercise_id, language = row.source, row.exercise_id, row.language
             benchmark = row.result.get("benchmark")
-            language = row.result.get("language") or "cuda"
             add_event(session, submission_id, Event.PROFILING, {})
         judge = self._borrow()
         try:

@@ -20,7 +20,7 @@ from app.services.errors import Invalid, NotFound
 VERDICT_RANK = {v: i for i, v in enumerate(
     ("accepted", "wrong_answer", "runtime_error", "time_limit_exceeded", "memory_limit_exceeded",
      "compile_error", "rejected", "internal_error"))}
-CSV_COLUMNS = ("email", "display_name", "exercise_id", "best_verdict", "best_ms", "attempts", "xp")
+CSV_COLUMNS = ("email", "display_name", "exercise_id", "best_verdict", "best_ms", "attempts", "xp", "languages")
 
 
 def exercise_set(catalog: Catalog, track: str | None, lesson: str | None, exercises: str | None) -> list[str]:
@@ -44,35 +44,41 @@ def exercise_set(catalog: Catalog, track: str | None, lesson: str | None, exerci
     return ids
 
 
-def grades(session: Session, exercise_ids: list[str]) -> dict[str, Any]:
-    """{"exercises": [...], "learners": [{email, display_name, grades: {exercise: cell}}]}.
+def grades(session: Session, exercise_ids: list[str], language: str | None = None) -> dict[str, Any]:
+    """{"exercises": [...], "language": …, "learners": [{email, display_name, grades: {exercise: cell}}]}.
 
     Only signed-in learners' `submit` submissions count; learners with none on
-    these exercises are left out."""
-    rows = session.execute(
-        select(Submission.user_id, Submission.exercise_id, Submission.verdict, Submission.result)
-        .where(Submission.exercise_id.in_(exercise_ids), Submission.user_id.is_not(None),
-               Submission.mode == "submit", Submission.status == "done")
-    ).all()
+    these exercises are left out. A cell covers every kernel language (#29) and has
+    each one's own cell under `by_language`; `language` keeps that language's alone."""
+    query = select(Submission.user_id, Submission.exercise_id, Submission.language, Submission.verdict,
+                   Submission.result).where(
+        Submission.exercise_id.in_(exercise_ids), Submission.user_id.is_not(None),
+        Submission.mode == "submit", Submission.status == "done")
+    if language is not None:
+        query = query.where(Submission.language == language)
     cells: dict[tuple[int, str], dict[str, Any]] = {}
-    for user_id, exercise_id, verdict, result in rows:
-        cell = cells.setdefault((user_id, exercise_id),
-                                {"best_verdict": None, "best_ms": None, "attempts": 0, "xp": 0})
-        cell["attempts"] += 1
-        if _rank(verdict) < _rank(cell["best_verdict"]):
-            cell["best_verdict"] = verdict
-        ms = _time_ms(result) if verdict == "accepted" else None
-        if ms is not None and (cell["best_ms"] is None or ms < cell["best_ms"]):
-            cell["best_ms"] = ms
+    for user_id, exercise_id, row_language, verdict, result in session.execute(query).all():
+        cell = cells.setdefault((user_id, exercise_id), {**_empty(), "by_language": {}})
+        _count(cell, verdict, result)
+        _count(cell["by_language"].setdefault(row_language, _empty()), verdict, result)
     user_ids = sorted({user_id for user_id, _ in cells})
-    _add_xp(session, cells, user_ids, exercise_ids)
+    _add_xp(session, cells, user_ids, exercise_ids, language)
     users = {u.id: u for u in session.scalars(select(User).where(User.id.in_(user_ids)))}
     learners = [
         {"email": users[uid].email, "display_name": users[uid].display_name,
-         "grades": {ex: cells.get((uid, ex), _empty()) for ex in exercise_ids}}
+         "grades": {ex: cells.get((uid, ex)) or {**_empty(), "by_language": {}} for ex in exercise_ids}}
         for uid in sorted(user_ids, key=lambda uid: users[uid].email)
     ]
-    return {"exercises": exercise_ids, "learners": learners}
+    return {"exercises": exercise_ids, "language": language, "learners": learners}
+
+
+def _count(cell: dict[str, Any], verdict: str | None, result: dict[str, Any] | None) -> None:
+    cell["attempts"] += 1
+    if _rank(verdict) < _rank(cell["best_verdict"]):
+        cell["best_verdict"] = verdict
+    ms = _time_ms(result) if verdict == "accepted" else None
+    if ms is not None and (cell["best_ms"] is None or ms < cell["best_ms"]):
+        cell["best_ms"] = ms
 
 
 def to_csv(report: dict[str, Any]) -> str:
@@ -85,21 +91,26 @@ def to_csv(report: dict[str, Any]) -> str:
             cell = learner["grades"][exercise_id]
             writer.writerow([learner["email"], learner["display_name"], exercise_id,
                              cell["best_verdict"] or "", "" if cell["best_ms"] is None else cell["best_ms"],
-                             cell["attempts"], cell["xp"]])
+                             cell["attempts"], cell["xp"], " ".join(sorted(cell.get("by_language", {})))])
     return out.getvalue()
 
 
 def _add_xp(session: Session, cells: dict[tuple[int, str], dict[str, Any]], user_ids: list[int],
-            exercise_ids: list[str]) -> None:
-    # award keys: exercise:<id>, tier:<id>:<tier>, override:<id>:<submission> (app/services/awards.py)
+            exercise_ids: list[str], language: str | None = None) -> None:
+    # award keys: exercise:<id>, tier:<id>:<tier>, override:<id>:<submission>, each of a
+    # further kernel language with @<language> (app/services/awards.py, app/xp.py)
     known = set(exercise_ids)
-    for user_id, key, xp in session.execute(
-        select(XpAward.user_id, XpAward.key, XpAward.xp).where(XpAward.user_id.in_(user_ids))
-    ).all():
+    query = select(XpAward.user_id, XpAward.key, XpAward.xp, XpAward.language).where(XpAward.user_id.in_(user_ids))
+    if language is not None:
+        query = query.where(XpAward.language == language)
+    for user_id, key, xp, award_language in session.execute(query).all():
         kind, _, rest = key.partition(":")
+        rest = rest.partition("@")[0]
         exercise_id = rest if kind == "exercise" else rest.rsplit(":", 1)[0]
-        if kind in ("exercise", "tier", "override") and exercise_id in known and (user_id, exercise_id) in cells:
-            cells[(user_id, exercise_id)]["xp"] += xp
+        cell = cells.get((user_id, exercise_id))
+        if kind in ("exercise", "tier", "override") and exercise_id in known and cell is not None:
+            cell["xp"] += xp
+            cell["by_language"].setdefault(award_language, _empty())["xp"] += xp
 
 
 def _empty() -> dict[str, Any]:

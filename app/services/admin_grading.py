@@ -44,6 +44,7 @@ class SubmissionFilter:
     since: dt.datetime | None = None
     until: dt.datetime | None = None
     flagged: bool | None = None
+    language: str | None = None  # a kernel language (#29)
 
 
 def _filtered(f: SubmissionFilter) -> Any:
@@ -55,6 +56,8 @@ def _filtered(f: SubmissionFilter) -> Any:
         query = query.where(Submission.exercise_id == f.exercise)
     if f.verdict:
         query = query.where(Submission.verdict == f.verdict)
+    if f.language:
+        query = query.where(Submission.language == f.language)
     if f.backend:
         query = query.where(Submission.result["backend"].as_string() == f.backend)
     if f.since:
@@ -80,7 +83,7 @@ def summary(row: Submission, email: str | None) -> dict[str, Any]:
     result = row.result or {}
     return {
         "id": row.id, "learner": email, "user_id": row.user_id, "exercise_id": row.exercise_id,
-        "mode": row.mode, "status": row.status, "verdict": row.verdict,
+        "language": row.language, "mode": row.mode, "status": row.status, "verdict": row.verdict,
         "backend": result.get("backend") or None, "xp_awarded": row.xp_awarded,
         "attempts": row.attempts, "flagged": row.flagged,
         "created_at": _iso(row.created_at), "finished_at": _iso(row.finished_at),
@@ -182,7 +185,8 @@ def _adjust_xp(session: Session, row: Submission, xp: int) -> None:
     earlier = session.scalar(select(XpAward).where(XpAward.user_id == row.user_id, XpAward.key == key))
     base = row.xp_awarded - (earlier.xp if earlier else 0)
     if earlier is None:
-        session.add(XpAward(user_id=row.user_id, key=key, xp=xp - base, submission_id=row.id))
+        session.add(XpAward(user_id=row.user_id, key=key, xp=xp - base, submission_id=row.id,
+                            language=row.language))
     else:
         earlier.xp = xp - base
     row.xp_awarded = xp

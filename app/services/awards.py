@@ -30,12 +30,30 @@ from app.services.progress import total_xp
 from kernels import targets
 
 
-def award_xp(session: Session, user_id: int, key: str, xp: int, submission_id: int | None) -> int:
+def award_xp(session: Session, user_id: int, key: str, xp: int, submission_id: int | None,
+             language: str = "") -> int:
     """Award `xp` under `key` once; returns the XP actually added (0 on a repeat)."""
     if xp <= 0:
         return 0
-    values = {"user_id": user_id, "key": key, "xp": xp, "submission_id": submission_id}
+    values = {"user_id": user_id, "key": key, "xp": xp, "submission_id": submission_id, "language": language}
     return xp if insert_ignore(session, XpAward, values) else 0
+
+
+def award_in_language(session: Session, user_id: int, key: str, xp: int, submission_id: int | None,
+                      language: str) -> int:
+    """An exercise's award (`exercise:<id>`, `tier:<id>:<tier>`) once per kernel language
+    (app/xp.py): the first language to earn it holds `key` with the full XP, a further one
+    `key@<language>` with its share. The unique index on `key` decides which is first, so
+    two languages accepted at the same moment cannot both take the full XP: the second
+    insert waits for the first and then reads who holds the key."""
+    gained = award_xp(session, user_id, key, xp, submission_id, language)
+    if gained or xp <= 0:
+        return gained
+    holder = session.scalar(select(XpAward.language).where(XpAward.user_id == user_id, XpAward.key == key))
+    if holder is None or holder == language:
+        return 0
+    return award_xp(session, user_id, xp_rules.language_key(key, language),
+                    xp_rules.further_language_xp(xp), submission_id, language)
 
 
 def record_completion(
@@ -45,9 +63,11 @@ def record_completion(
     item_id: str,
     verified: bool,
     submission_id: int | None = None,
+    language: str = "",
 ) -> bool:
-    """Mark an exercise or lesson complete; True when newly completed or newly verified."""
-    values = {"user_id": user_id, "kind": kind, "item_id": item_id,
+    """Mark an exercise (in a kernel `language`) or a lesson (language "") complete;
+    True when newly completed or newly verified."""
+    values = {"user_id": user_id, "kind": kind, "item_id": item_id, "language": language,
               "verified": verified, "submission_id": submission_id}
     if insert_ignore(session, Completion, values):
         return True
@@ -55,8 +75,8 @@ def record_completion(
         return False
     upgraded = session.execute(
         update(Completion)
-        .where(Completion.user_id == user_id, Completion.kind == kind,
-               Completion.item_id == item_id, Completion.verified.is_(False))
+        .where(Completion.user_id == user_id, Completion.kind == kind, Completion.item_id == item_id,
+               Completion.language == language, Completion.verified.is_(False))
         .values(verified=True, submission_id=submission_id)
     )
     return upgraded.rowcount == 1
@@ -71,24 +91,29 @@ def apply_verdict(session: Session, submission: Submission, catalog: Catalog | N
     result = submission.result or {}
     if submission.mode == "submit" and submission.verdict == "accepted":
         info = catalog_view.exercises(catalog).get(submission.exercise_id)
-        record_completion(session, user_id, "exercise", submission.exercise_id, True, submission.id)
+        language = submission.language or "cuda"
+        record_completion(session, user_id, "exercise", submission.exercise_id, True, submission.id, language)
         if info is not None:
-            gained += award_xp(session, user_id, f"exercise:{info.id}",
-                               xp_rules.exercise_xp(info.difficulty, info.xp), submission.id)
+            gained += award_in_language(session, user_id, f"exercise:{info.id}",
+                                        xp_rules.exercise_xp(info.difficulty, info.xp), submission.id, language)
             for tier in xp_rules.tiers_reached(result):
-                gained += award_xp(session, user_id, f"tier:{info.id}:{tier.id}", tier.xp, submission.id)
+                gained += award_in_language(session, user_id, f"tier:{info.id}:{tier.id}", tier.xp,
+                                            submission.id, language)
         gained += update_lessons(session, user_id, catalog, submission.id)
     unlocked = check_achievements(session, user_id, catalog, submission.id)
     return gained, unlocked
 
 
 def update_lessons(session: Session, user_id: int, catalog: Catalog | None, submission_id: int | None = None) -> int:
-    """Complete every lesson whose exercises are all complete; lesson XP needs them verified."""
+    """Complete every lesson whose exercises are all complete (each in some kernel
+    language); lesson XP needs them verified."""
     rows = session.execute(
         select(Completion.item_id, Completion.verified)
         .where(Completion.user_id == user_id, Completion.kind == "exercise")
     ).all()
-    done = {item_id: verified for item_id, verified in rows}
+    done: dict[str, bool] = {}
+    for item_id, verified in rows:  # one row per language: verified in one is verified
+        done[item_id] = done.get(item_id, False) or bool(verified)
     gained = 0
     for lesson in catalog_view.lessons(catalog):
         if not lesson.exercise_ids or not all(e in done for e in lesson.exercise_ids):
@@ -167,9 +192,10 @@ def _tracks_done(catalog: Catalog | None, lessons_done: set[str]) -> int:
 
 
 def _submit_history(session: Session, user_id: int) -> dict[str, float]:
-    """Per exercise, what happened before the first acceptance (submit mode only)."""
+    """Per exercise and kernel language, what happened before the first acceptance
+    (submit mode only): a first try in Triton after CUDA is a first try too."""
     rows = session.execute(
-        select(Submission.exercise_id, Submission.verdict, Submission.result)
+        select(Submission.exercise_id + "@" + Submission.language, Submission.verdict, Submission.result)
         .where(Submission.user_id == user_id, Submission.mode == "submit",
                Submission.status == "done")
         .order_by(Submission.id)

@@ -31,9 +31,13 @@ class LearnerSummary:
     achievements_done: int
     achievements_total: int
     pct_complete: int
-    completed_exercise_ids: list[str] = field(default_factory=list)
+    completed_exercise_ids: list[str] = field(default_factory=list)  # solved in any kernel language
     completed_lesson_ids: list[str] = field(default_factory=list)
     achievement_ids: list[str] = field(default_factory=list)
+    # #29: {exercise id: [kernel languages it is solved in]}, and per language
+    # {"cuda": {"xp": n, "exercises_done": m}, ...} (XP of lessons is no language's)
+    exercise_languages: dict[str, list[str]] = field(default_factory=dict)
+    languages: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -47,13 +51,12 @@ def total_xp(session: Session, user_id: int) -> int:
 
 
 def completed_ids(session: Session, user_id: int, kind: str) -> list[str]:
-    return list(
-        session.scalars(
-            select(Completion.item_id)
-            .where(Completion.user_id == user_id, Completion.kind == kind)
-            .order_by(Completion.id)
-        )
+    """Completed items of `kind`, oldest first; an exercise once whatever its languages."""
+    rows = session.scalars(
+        select(Completion.item_id).where(Completion.user_id == user_id, Completion.kind == kind)
+        .order_by(Completion.id)
     )
+    return list(dict.fromkeys(rows))
 
 
 @dataclass(frozen=True)
@@ -62,10 +65,12 @@ class LearnerState:
     unread count): read with one query."""
 
     xp: int = 0
-    exercise_ids: tuple[str, ...] = ()
+    exercise_ids: tuple[str, ...] = ()  # solved in any kernel language, oldest first
     lesson_ids: tuple[str, ...] = ()
     achievement_ids: tuple[str, ...] = ()
     unread_notifications: int = 0
+    solved: tuple[tuple[str, str], ...] = ()  # (exercise id, kernel language), oldest first (#29)
+    xp_by_language: tuple[tuple[str, int], ...] = ()  # XP of each kernel language's awards
 
 
 # Built once: every signed-in page runs it (issue #13: a signed-in lesson page made
@@ -74,9 +79,13 @@ _USER = bindparam("user_id")
 _LEARNER_STATE = union_all(
     select(literal_column("'xp'").label("part"), cast(null(), String).label("item"),
            func.coalesce(func.sum(XpAward.xp), 0).label("n")).where(XpAward.user_id == _USER),
-    select(Completion.kind, Completion.item_id, Completion.id).where(Completion.user_id == _USER),
+    # "<item>@<language>": an exercise is completed per kernel language, a lesson with ""
+    select(Completion.kind, Completion.item_id + "@" + Completion.language, Completion.id)
+    .where(Completion.user_id == _USER),
     select(literal_column("'achievement'"), UserAchievement.achievement_id, UserAchievement.id)
     .where(UserAchievement.user_id == _USER),
+    select(literal_column("'xp_language'"), XpAward.language, func.coalesce(func.sum(XpAward.xp), 0))
+    .where(XpAward.user_id == _USER, XpAward.language != "").group_by(XpAward.language),
     select(literal_column("'unread'"), cast(null(), String), func.count()).select_from(Notification)
     .where(Notification.user_id == _USER, Notification.read_at.is_(None)),
 )
@@ -85,15 +94,22 @@ _LEARNER_STATE = union_all(
 def learner_state(session: Session, user_id: int) -> LearnerState:
     xp = unread = 0
     parts: dict[str, list[tuple[int, str]]] = {"exercise": [], "lesson": [], "achievement": []}
+    by_language: list[tuple[str, int]] = []
     for part, item, n in session.execute(_LEARNER_STATE, {"user_id": user_id}):
         if part == "xp":
             xp = int(n or 0)
         elif part == "unread":
             unread = int(n or 0)
+        elif part == "xp_language":
+            by_language.append((item, int(n or 0)))
         elif part in parts:
             parts[part].append((n, item))
-    ordered = {part: tuple(item for _, item in sorted(rows)) for part, rows in parts.items()}  # oldest first
-    return LearnerState(xp, ordered["exercise"], ordered["lesson"], ordered["achievement"], unread)
+    ordered = {part: [item for _, item in sorted(rows)] for part, rows in parts.items()}  # oldest first
+    solved = tuple(tuple(item.rpartition("@")[::2]) for item in ordered["exercise"])
+    exercise_ids = tuple(dict.fromkeys(exercise_id for exercise_id, _ in solved))
+    lesson_ids = tuple(item.rpartition("@")[0] for item in ordered["lesson"])
+    return LearnerState(xp, exercise_ids, lesson_ids, tuple(ordered["achievement"]), unread,
+                        solved, tuple(sorted(by_language)))
 
 
 def learner_summary(session: Session, user: User | None, catalog: Catalog,
@@ -135,7 +151,27 @@ def _summary(state: LearnerState, catalog: Catalog) -> LearnerSummary:
         completed_exercise_ids=list(state.exercise_ids),
         completed_lesson_ids=lesson_ids,
         achievement_ids=list(state.achievement_ids),
+        exercise_languages=exercise_languages(state),
+        languages=language_totals(state),
     )
+
+
+def exercise_languages(state: LearnerState) -> dict[str, list[str]]:
+    """{exercise id: the kernel languages it is solved in, in the order solved}."""
+    found: dict[str, list[str]] = {}
+    for exercise_id, language in state.solved:
+        found.setdefault(exercise_id, []).append(language)
+    return found
+
+
+def language_totals(state: LearnerState) -> dict[str, dict[str, int]]:
+    """Per kernel language: the XP its accepts earned and the exercises solved in it."""
+    totals: dict[str, dict[str, int]] = {}
+    for language, xp in state.xp_by_language:
+        totals.setdefault(language, {"xp": 0, "exercises_done": 0})["xp"] = xp
+    for _, language in state.solved:
+        totals.setdefault(language, {"xp": 0, "exercises_done": 0})["exercises_done"] += 1
+    return dict(sorted(totals.items()))
 
 
 RECENT_SUBMISSIONS = 50

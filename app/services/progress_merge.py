@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.content import Catalog
+from app.content import DEFAULT_LANGUAGE, Catalog
 from app.models import Submission, User
 from app.services import awards, catalog_view
 from app.services.progress import total_xp
@@ -38,9 +38,14 @@ def merge_local_progress(
     for submission in claimed:
         gained, unlocked = awards.apply_verdict(session, submission, catalog)
         submission.xp_awarded, submission.achievements = gained, unlocked
-    for exercise_id in exercise_ids:
-        if exercise_id in known_exercises:
-            awards.record_completion(session, user.id, "exercise", exercise_id, verified=False)
+    for claim in exercise_ids:
+        # "<id>" is a CUDA pass, "<id>@<language>" one in another kernel language (#29)
+        exercise_id, _, language = claim.partition("@")
+        language = language or DEFAULT_LANGUAGE
+        info = catalog.exercises.get(exercise_id)
+        if exercise_id in known_exercises and info is not None and language in info.languages:
+            awards.record_completion(session, user.id, "exercise", exercise_id, verified=False,
+                                     language=language)
     for lesson_id in lesson_ids:
         lesson = known_lessons.get(lesson_id)
         if lesson is not None and not lesson.exercise_ids:

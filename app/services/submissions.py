@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
-from app.content import Catalog
+from app.content import DEFAULT_LANGUAGE, LANGUAGES, Catalog
 from app.models import Submission, SubmissionKey, User, utcnow
 from app.services import catalog_view, fairqueue, ratelimit
 from app.services.errors import Conflict, Invalid, NotFound
@@ -47,6 +47,7 @@ class Limits:
 def create(
     session: Session, owner: Owner, catalog: Catalog, exercise_id: str, source: str, mode: str,
     limits: Limits, queue_name: str = "kdojo", idempotency_key: str | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> tuple[Submission, bool]:
     """Validate, enforce limits, store the `queued` row and its first event.
 
@@ -55,9 +56,10 @@ def create(
     (created False); for a different request, Conflict."""
     if mode not in MODES:
         raise Invalid(f"mode must be 'run' or 'submit', not {mode!r}")
+    check_language_name(language)
     user_id = owner.user.id if owner.user else None
     serialize_owner(session, user_id, owner.anon_id)
-    request_sha256 = _request_sha256(exercise_id, source, mode)
+    request_sha256 = _request_sha256(exercise_id, source, mode, language)
     if idempotency_key is not None:
         earlier = _replay(session, owner, idempotency_key, request_sha256)
         if earlier is not None:
@@ -65,6 +67,7 @@ def create(
     # staff may judge a draft's exercises (no XP: awards count published lessons only)
     if exercise_id not in catalog_view.exercises(catalog, catalog_view.sees_drafts(owner.user)):
         raise NotFound(f"There is no exercise {exercise_id!r}.")
+    check_language_offered(catalog, exercise_id, language)
     if not source.strip():
         raise Invalid("The source is empty.")
     if len(source.encode()) > limits.max_source_bytes:
@@ -78,7 +81,7 @@ def create(
     key = fairqueue.fair_key(user_id, owner.anon_id, owner.client_ip)
     submission = Submission(
         user_id=user_id, anon_id=owner.anon_id if user_id is None else None,
-        client_ip=owner.client_ip, exercise_id=exercise_id, mode=mode, source=source,
+        client_ip=owner.client_ip, exercise_id=exercise_id, mode=mode, language=language, source=source,
         status="queued", achievements=[], heartbeat_at=utcnow(), queue_name=queue_name,
         fair_key=key, fair_tag=fairqueue.next_tag(session, queue_name, key),
     )
@@ -91,13 +94,33 @@ def create(
     return submission, True
 
 
+def check_language_name(language: str) -> None:
+    """Invalid (`language_unknown`) unless `language` is a kernel language of the site."""
+    if language not in LANGUAGES:
+        raise Invalid(f"Unknown language {language!r}; choose one of {', '.join(LANGUAGES)}.",
+                      "language_unknown", language=language[:32], choices=", ".join(LANGUAGES))
+
+
+def check_language_offered(catalog: Catalog, exercise_id: str, language: str) -> None:
+    """Invalid (`language_not_offered`) unless the exercise is judged in `language`
+    (`Exercise.languages`: CUDA always, Triton where its spec has a `[triton]` section)."""
+    exercise = catalog.exercises.get(exercise_id)
+    offered = exercise.languages if exercise is not None else (DEFAULT_LANGUAGE,)
+    if language not in offered:
+        raise Invalid(f"The exercise {exercise_id!r} is not offered in {language}; it is in "
+                      f"{', '.join(offered)}.", "language_not_offered", language=language,
+                      choices=", ".join(offered))
+
+
 def _key_owner(owner: Owner) -> str:
     # Keys belong to whoever posted: the user, or the anonymous browser (its cookie).
     return f"user:{owner.user.id}" if owner.user is not None else f"anon:{owner.anon_id or ''}"
 
 
-def _request_sha256(exercise_id: str, source: str, mode: str) -> str:
-    body = json.dumps([exercise_id, mode, source], ensure_ascii=False)
+def _request_sha256(exercise_id: str, source: str, mode: str, language: str = DEFAULT_LANGUAGE) -> str:
+    # CUDA's hash is the one from before #29, so a key stored then still matches its retry
+    fields = [exercise_id, mode, source] if language == DEFAULT_LANGUAGE else [exercise_id, mode, source, language]
+    body = json.dumps(fields, ensure_ascii=False)
     return hashlib.sha256(body.encode()).hexdigest()
 
 
@@ -172,6 +195,7 @@ def public_view(submission: Submission, include_source: bool = True) -> dict[str
     view = {
         "id": submission.id,
         "exercise_id": submission.exercise_id,
+        "language": submission.language,
         "mode": submission.mode,
         "status": submission.status,
         "verdict": submission.verdict,
@@ -197,7 +221,8 @@ def previous_profile(session: Session, submission: Submission) -> dict[str, Any]
     """The profile of the same learner's latest earlier accepted attempt at the same
     exercise that has one measured the same way and for the same GPU (emulator
     counts are not set beside Nsight Compute's, nor an H100's beside an L4's), for
-    the Performance panel's "previous attempt" column (#16).
+    the Performance panel's "previous attempt" column (#16), in the same kernel language
+    (a Triton kernel's counts are not set beside a CUDA one's, #29).
 
     Only the submission's own author's attempts: the user's, or for an anonymous
     browser those of its `anon_id` that no account has claimed. None when this
@@ -206,8 +231,8 @@ def previous_profile(session: Session, submission: Submission) -> dict[str, Any]
     if not isinstance(profile, dict):
         return None
     query = select(Submission.id, Submission.mode, Submission.finished_at, Submission.result).where(
-        Submission.exercise_id == submission.exercise_id, Submission.id < submission.id,
-        Submission.verdict == "accepted")
+        Submission.exercise_id == submission.exercise_id, Submission.language == submission.language,
+        Submission.id < submission.id, Submission.verdict == "accepted")
     if submission.user_id is not None:
         query = query.where(Submission.user_id == submission.user_id)
     elif submission.anon_id:
@@ -226,12 +251,16 @@ def previous_profile(session: Session, submission: Submission) -> dict[str, Any]
 
 
 def list_attempts(
-    session: Session, user: User | None, exercise_id: str, anon_id: str | None = None, limit: int = 50
+    session: Session, user: User | None, exercise_id: str, anon_id: str | None = None, limit: int = 50,
+    language: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The asker's own submissions on one exercise, newest first, each with its source
-    and `diff`, what changed since the attempt before it (app/services/source_diff.py;
-    None for the first, or the oldest of the `limit` listed)."""
+    """The asker's own submissions on one exercise (in one kernel `language`, or all),
+    newest first, each with its source and `diff`, what changed since the attempt before
+    it in the same language (app/services/source_diff.py; None for the first, or the
+    oldest of the `limit` listed)."""
     query = select(Submission).where(Submission.exercise_id == exercise_id)
+    if language is not None:
+        query = query.where(Submission.language == language)
     if user is not None:
         query = query.where(Submission.user_id == user.id)
     elif anon_id:
@@ -241,13 +270,21 @@ def list_attempts(
     rows = list(session.scalars(query.order_by(Submission.id.desc()).limit(limit + 1)))
     return [
         {**public_view(row), "result": None, "geomean_ms": _geomean_ms(row.result),
-         "diff": source_diff(rows[i + 1].source if i + 1 < len(rows) else None, row.source)}
+         "diff": source_diff(_before(rows, i), row.source)}
         for i, row in enumerate(rows[:limit])
     ]
 
 
-def leaderboard(session: Session, exercise_id: str, limit: int = 50) -> list[dict[str, Any]]:
-    """Signed-in learners' best accepted submission on one exercise, per GPU.
+def _before(rows: list[Submission], i: int) -> str | None:
+    """The source of the attempt before rows[i] (newest first) in the same language."""
+    earlier = next((row for row in rows[i + 1:] if row.language == rows[i].language), None)
+    return earlier.source if earlier is not None else None
+
+
+def leaderboard(session: Session, exercise_id: str, limit: int = 50,
+                language: str = DEFAULT_LANGUAGE) -> list[dict[str, Any]]:
+    """Signed-in learners' best accepted submission on one exercise in one kernel
+    language (#29: a Triton time is ranked with Triton times), per GPU.
 
     Times on different GPUs do not compare, so each GPU name has its own ranking
     (rank 1 in each); a learner appears once per GPU. Results without GPU timings
@@ -257,8 +294,8 @@ def leaderboard(session: Session, exercise_id: str, limit: int = 50) -> list[dic
         select(Submission.id, Submission.user_id, Submission.result, Submission.finished_at,
                User.display_name)
         .join(User, User.id == Submission.user_id)
-        .where(Submission.exercise_id == exercise_id, Submission.mode == "submit",
-               Submission.verdict == "accepted", Submission.flagged.is_(False),
+        .where(Submission.exercise_id == exercise_id, Submission.language == language,
+               Submission.mode == "submit", Submission.verdict == "accepted", Submission.flagged.is_(False),
                User.disabled.is_(False))
         .order_by(Submission.id)
     ).all()

@@ -1,5 +1,5 @@
 // Kernel Dojo's editor bundle: CodeMirror 6 with C++ mode (CUDA is C++ to the
-// highlighter) and lint diagnostics. esbuild turns this into
+// highlighter), Python mode (Triton kernels are Python) and lint diagnostics. esbuild turns this into
 // static/vendor/editor.js, which exposes one global: window.KDojoEditor.
 import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
 import { EditorState, Compartment } from "@codemirror/state";
@@ -9,17 +9,25 @@ import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
 import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
 import { lintGutter, setDiagnostics } from "@codemirror/lint";
 import { cpp } from "@codemirror/lang-cpp";
+import { python } from "@codemirror/lang-python";
 import { oneDark } from "@codemirror/theme-one-dark";
 
 const theme = new Compartment();
+const language = new Compartment();
+
+// The editor mode of a kernel language (kernels.languages: `editor_mode`):
+// "cuda" (C++ highlighting) or "python"; anything else falls back to C++.
+function modeExtension(mode) {
+  return mode === "python" ? python() : cpp();
+}
 
 function darkPreferred() {
   return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
 }
 
-// create(parent, doc, {onRun, onSubmit}) -> view. Ctrl/Cmd+Enter submits,
-// Shift+Ctrl/Cmd+Enter runs the tests only.
-function create(parent, doc, handlers = {}) {
+// create(parent, doc, {onRun, onSubmit}, mode) -> view. Ctrl/Cmd+Enter submits,
+// Shift+Ctrl/Cmd+Enter runs the tests only. `mode`: "cuda" (default) or "python".
+function create(parent, doc, handlers = {}, mode = "cuda") {
   const runKeys = keymap.of([
     { key: "Mod-Enter", preventDefault: true, run: () => { handlers.onSubmit && handlers.onSubmit(); return true; } },
     { key: "Shift-Mod-Enter", preventDefault: true, run: () => { handlers.onRun && handlers.onRun(); return true; } },
@@ -34,7 +42,7 @@ function create(parent, doc, handlers = {}) {
         history(), indentOnInput(), bracketMatching(), closeBrackets(), highlightSelectionMatches(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, indentWithTab]),
-        cpp(), lintGutter(),
+        language.of(modeExtension(mode)), lintGutter(),
         theme.of(darkPreferred() ? oneDark : []),
         EditorView.lineWrapping,
       ],
@@ -46,6 +54,11 @@ function create(parent, doc, handlers = {}) {
     });
   }
   return view;
+}
+
+// setMode(view, mode): switch the highlighting when the learner picks another language.
+function setMode(view, mode) {
+  view.dispatch({ effects: language.reconfigure(modeExtension(mode)) });
 }
 
 function getText(view) { return view.state.doc.toString(); }
@@ -72,4 +85,4 @@ function showDiagnostics(view, diagnostics) {
   return items.length;
 }
 
-window.KDojoEditor = { create, getText, setText, showDiagnostics };
+window.KDojoEditor = { create, getText, setText, setMode, showDiagnostics };

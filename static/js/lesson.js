@@ -55,13 +55,13 @@
   }
 
   // Hints are revealed one at a time; how many were revealed is kept per
-  // exercise in localStorage, so a reload shows the same hints.
-  function setupHints(section) {
-    const box = section.querySelector(".hints");
-    if (!box) return;
+  // exercise (and kernel language other than CUDA, #29) in localStorage, so a
+  // reload shows the same hints.
+  function setupHints(section, box) {
     const button = box.querySelector(".show-hint");
     const hints = Array.from(box.querySelectorAll(".hint"));
-    const key = "kdojo.hints." + section.dataset.exerciseId;
+    const language = box.dataset.languagePane || "cuda";
+    const key = "kdojo.hints." + section.dataset.exerciseId + (language === "cuda" ? "" : "." + language);
     const reveal = (count) => {
       hints.forEach((h, i) => { if (i < count) h.hidden = false; });
       const shown = hints.filter((h) => !h.hidden).length;
@@ -77,41 +77,120 @@
     });
   }
 
+  // The kernel languages of an exercise (#29), from the page data: [{name, title,
+  // editor_mode, starter, solved}], CUDA first.
+  function languagesOf(id, textarea) {
+    const found = (K.page.exercises || []).find((e) => e.id === id);
+    if (found && found.languages && found.languages.length) return found.languages;
+    return [{ name: "cuda", title: "CUDA C++", editor_mode: "cuda", starter: textarea.defaultValue, solved: false }];
+  }
+
   class ExerciseUI {
     constructor(section) {
       this.section = section;
       this.id = section.dataset.exerciseId;
       this.xp = Number(section.dataset.xp) || 0;
       this.panel = new window.KDojoResults.Panel(section.querySelector(".results"));
-      this.draftKey = "kdojo.draft." + this.id;
       const textarea = section.querySelector("textarea.source");
-      this.starter = textarea.defaultValue;
+      this.languages = languagesOf(this.id, textarea);
+      this.panel.showLanguage = this.languages.length > 1;
+      // the learner's last choice for this exercise, if it is still offered
+      const chosen = localStorage.getItem(this.languageKey());
+      this.language = this.languages.some((l) => l.name === chosen) ? chosen : this.languages[0].name;
+      this.starter = this.current().starter;
       this.view = null;
       if (window.KDojoEditor) {
         const host = section.querySelector(".editor");
         host.hidden = false;
         textarea.hidden = true;
-        const doc = localStorage.getItem(this.draftKey) || this.starter;
+        const doc = localStorage.getItem(this.draftKey()) || this.starter;
         this.view = window.KDojoEditor.create(host, doc, {
           onSubmit: () => this.send("submit"), onRun: () => this.send("run"),
-        });
-        host.addEventListener("keyup", () => localStorage.setItem(this.draftKey, this.source()));
+        }, this.current().editor_mode);
+        host.addEventListener("keyup", () => localStorage.setItem(this.draftKey(), this.source()));
       } else {
         this.textarea = textarea;
+        if (this.language !== this.languages[0].name) textarea.value = this.starter;  // the page holds CUDA's
         textarea.addEventListener("keydown", (e) => {
           if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); this.send(e.shiftKey ? "run" : "submit"); }
         });
       }
       section.querySelectorAll("button[data-mode]").forEach((b) => b.addEventListener("click", () => this.send(b.dataset.mode)));
       section.querySelector(".reset").addEventListener("click", () => this.resetToStarter());
-      setupHints(section);
+      section.querySelectorAll(".hints").forEach((box) => setupHints(section, box));
+      this.setupPicker();
+      this.showLanguage();
       this.loadAttempts();
+    }
+
+    current() { return this.languages.find((l) => l.name === this.language) || this.languages[0]; }
+    // Drafts and the choice are kept per exercise; CUDA's draft keeps its key from before #29.
+    draftKey(language) {
+      const name = language || this.language;
+      return "kdojo.draft." + this.id + (name === "cuda" ? "" : "." + name);
+    }
+    languageKey() { return "kdojo.language." + this.id; }
+
+    // The selector beside the editor (#29), shown only where the exercise offers more
+    // than one language: arrow keys move between the choices, as in a radio group.
+    setupPicker() {
+      const picker = this.section.querySelector(".language-picker");
+      if (!picker || this.languages.length < 2) return;
+      picker.hidden = false;
+      const choices = Array.from(picker.querySelectorAll(".language-choice"));
+      choices.forEach((button, i) => {
+        button.addEventListener("click", () => this.switchTo(button.dataset.language));
+        button.addEventListener("keydown", (e) => {
+          const step = e.key === "ArrowRight" || e.key === "ArrowDown" ? 1 : e.key === "ArrowLeft" || e.key === "ArrowUp" ? -1 : 0;
+          if (!step) return;
+          e.preventDefault();
+          const next = choices[(i + step + choices.length) % choices.length];
+          next.focus();
+          this.switchTo(next.dataset.language);
+        });
+      });
+    }
+
+    // Another language: keep this one's draft, load that one's draft or starter, set the
+    // editor's mode, and show its instructions, hints, reference and attempts.
+    switchTo(name) {
+      if (name === this.language || this.running || !this.languages.some((l) => l.name === name)) return;
+      const draft = this.source();
+      if (draft !== this.starter) localStorage.setItem(this.draftKey(), draft);
+      this.language = name;
+      try { localStorage.setItem(this.languageKey(), name); } catch (e) { /* private mode: not kept */ }
+      this.starter = this.current().starter;
+      const doc = localStorage.getItem(this.draftKey()) || this.starter;
+      if (this.view) {
+        window.KDojoEditor.setMode(this.view, this.current().editor_mode);
+        window.KDojoEditor.setText(this.view, doc);
+        window.KDojoEditor.showDiagnostics(this.view, []);
+      } else {
+        this.section.querySelector("textarea.source").value = doc;
+      }
+      const undo = this.section.querySelector(".reset-undo");
+      if (undo) undo.hidden = true;
+      this.panel.clear();
+      this.showLanguage();
+      this.loadAttempts();
+    }
+
+    showLanguage() {
+      const name = this.language;
+      this.section.dataset.language = name;
+      this.section.querySelectorAll(".language-choice").forEach((b) => b.setAttribute("aria-checked", String(b.dataset.language === name)));
+      this.section.querySelectorAll("[data-language-pane]").forEach((pane) => {
+        const mine = pane.dataset.languagePane === name;
+        pane.hidden = !mine || (pane.matches("details.reference") && pane.dataset.solved !== "1");
+      });
+      const board = this.section.querySelector(".leaderboard-link");
+      if (board) board.href = `/exercises/${encodeURIComponent(this.id)}/leaderboard` + (name === "cuda" ? "" : "?language=" + name);
     }
 
     source() { return this.view ? window.KDojoEditor.getText(this.view) : this.section.querySelector("textarea.source").value; }
     setSource(text) {
       if (this.view) window.KDojoEditor.setText(this.view, text); else this.section.querySelector("textarea.source").value = text;
-      localStorage.removeItem(this.draftKey);
+      localStorage.removeItem(this.draftKey());
     }
 
     // "Reset to starter" (#28): asks first when there is a draft, then offers to undo
@@ -127,9 +206,10 @@
         reset.after(undo);
       }
       undo.hidden = false;
+      const key = this.draftKey();
       undo.onclick = () => {
         this.setSource(draft);
-        localStorage.setItem(this.draftKey, draft);
+        localStorage.setItem(key, draft);
         undo.hidden = true;
       };
     }
@@ -142,7 +222,7 @@
       this.busy(true);
       this.panel.reset();
       try {
-        const created = await postSubmission({ exercise_id: this.id, source: this.source(), mode });
+        const created = await postSubmission({ exercise_id: this.id, source: this.source(), mode, language: this.language });
         lastSubmissionId = created.id;
         this.panel.stage(E.queued, { position: created.position });
         await this.follow(created.id);
@@ -191,33 +271,51 @@
     async finish(id, profileAfterSeq) {
       const sub = await K.api("GET", `/api/submissions/${id}`);
       // A signed-out pass is kept in this browser: say so, with the XP it will bring.
-      const localXp = sub.verdict === "accepted" && sub.mode === "submit" && !K.page.signedIn ? this.xp : 0;
+      const localPass = sub.verdict === "accepted" && sub.mode === "submit" && !K.page.signedIn;
+      const localXp = localPass ? K.recordLocalPass(this.id, this.xp, sub.language) : 0;
       rememberSubmission(id);
       const profileFollows = profileAfterSeq != null && !(sub.result && sub.result.profile);
       this.panel.final(sub, this.view, { localXp, profileFollows });
       if (profileFollows) this.followProfile(id, profileAfterSeq);
       if (sub.verdict === "accepted") {
-        if (localXp) K.recordLocalPass(this.id, this.xp);
-        await this.revealReference(id);
+        if (sub.mode === "submit") this.markSolved(sub.language);
+        await this.revealReference(id, sub.language);
       }
       await K.refresh();
       await this.loadAttempts();
       this.section.dispatchEvent(new CustomEvent("kdojo:verdict", { bubbles: true, detail: sub }));
     }
 
-    async revealReference(id) {
-      const details = this.section.querySelector("details.reference");
-      const res = await fetch(`/exercises/${encodeURIComponent(this.id)}/reference?submission=${id}`, { credentials: "same-origin" });
-      if (!res.ok) return;
-      details.querySelector(".reference-body").innerHTML = await res.text();
-      details.hidden = false;
-      const locked = this.section.querySelector(".reference-locked");
-      if (locked) locked.hidden = true;
+    markSolved(language) {
+      const entry = this.languages.find((l) => l.name === language);
+      if (entry) entry.solved = true;
+      const badge = this.section.querySelector(`.language-choice[data-language="${language}"] .language-solved`);
+      if (badge) badge.hidden = false;
     }
 
+    // The reference in the language of the passing submission (#29).
+    async revealReference(id, language) {
+      const name = language || "cuda";
+      const details = this.section.querySelector(`details.reference[data-language-pane="${name}"]`) ||
+        this.section.querySelector("details.reference");
+      const res = await fetch(`/exercises/${encodeURIComponent(this.id)}/reference?submission=${id}`, { credentials: "same-origin" });
+      if (!res.ok || !details) return;
+      details.querySelector(".reference-body").innerHTML = await res.text();
+      details.dataset.solved = "1";
+      details.hidden = name !== this.language;
+      const locked = this.section.querySelector(`.reference-locked[data-language-pane="${name}"]`) ||
+        (this.languages.length < 2 && this.section.querySelector(".reference-locked"));
+      if (locked) locked.remove();
+    }
+
+    // This language's attempts only: a diff between a CUDA and a Triton attempt means nothing.
     async loadAttempts() {
-      try { this.panel.attempts(await K.api("GET", `/api/exercises/${encodeURIComponent(this.id)}/attempts`)); }
-      catch (e) { /* no attempts to show */ }
+      const language = this.language;
+      const url = `/api/exercises/${encodeURIComponent(this.id)}/attempts?language=${encodeURIComponent(language)}`;
+      try {
+        const payload = await K.api("GET", url);
+        if (language === this.language) this.panel.attempts(payload);
+      } catch (e) { /* no attempts to show */ }
     }
   }
 

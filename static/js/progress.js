@@ -56,13 +56,19 @@
   }
   function saveLocal(p) { localStorage.setItem(KEY, JSON.stringify(p)); }
 
+  // A local pass is kept under the exercise's id for CUDA and `<id>@<language>` for
+  // another kernel language (#29), as POST /api/progress/merge reads them.
+  function baseId(key) { return key.split("@")[0]; }
+  function localExerciseIds(local) { return Array.from(new Set(Object.keys(local.exercises).map(baseId))); }
+
   // The same arithmetic as app.services.progress.learner_summary, over local data.
   function summaryFromLocal(local) {
     let xp = 0;
     for (const id in local.exercises) xp += Number(local.exercises[id]) || 0;
     const done = [];
+    const solved = new Set(localExerciseIds(local));
     for (const [id, lesson] of Object.entries(page.lessons)) {
-      const all = lesson.exercises.length > 0 && lesson.exercises.every((e) => e in local.exercises);
+      const all = lesson.exercises.length > 0 && lesson.exercises.every((e) => solved.has(e));
       if (all || local.lessons.includes(id)) { done.push(id); xp += lesson.xp || 0; }
     }
     const total = Object.keys(page.lessons).length;
@@ -70,7 +76,7 @@
       xp, lessons_done: done.length, lessons_total: total,
       achievements_done: 0, achievements_total: page.achievementsTotal,
       pct_complete: total ? Math.floor((100 * done.length) / total) : 0,
-      completed_exercise_ids: Object.keys(local.exercises), completed_lesson_ids: done,
+      completed_exercise_ids: Array.from(solved), completed_lesson_ids: done,
     });
   }
 
@@ -149,10 +155,14 @@
   }
 
   // A pass while signed out is remembered here until the learner signs in.
-  function recordLocalPass(exerciseId, xp) {
+  // The first language to pass an exercise brings its XP, each further one half (app/xp.py).
+  function recordLocalPass(exerciseId, xp, language) {
     const local = loadLocal();
-    if (!(exerciseId in local.exercises)) local.exercises[exerciseId] = xp;
+    const key = !language || language === "cuda" ? exerciseId : exerciseId + "@" + language;
+    const further = Object.keys(local.exercises).some((k) => baseId(k) === exerciseId);
+    if (!(key in local.exercises)) local.exercises[key] = further ? Math.floor(xp / 2) : xp;
     saveLocal(local);
+    return local.exercises[key];  // the XP this language's pass brings here
   }
 
   async function mergeIfSignedIn() {

@@ -144,6 +144,20 @@
       this.root.dataset.state = "running";
     }
 
+    // Back to "nothing judged yet" (another kernel language was chosen, #29).
+    clear() {
+      this.stopClock();
+      for (const name of ["stages", "verdict", "compile-errors", "tests", "diagnostics", "profile", "bench", "attempts"]) {
+        if (name !== "attempts") this.parts[name].replaceChildren();
+        show(this.parts[name], false);
+      }
+      show(this.parts["results-idle"], true);
+      delete this.root.dataset.state;
+      delete this.root.dataset.verdict;
+    }
+
+    languageTitle(name) { return (K.page.languageTitles || {})[name] || name; }
+
     stopClock() { if (this.clock) clearInterval(this.clock); this.clock = null; }
 
     // Seconds since submit on the running stage, so a long test shows as one.
@@ -207,6 +221,8 @@
       const v = show(this.parts.verdict, true);
       v.className = "verdict verdict-" + verdict;
       v.replaceChildren(el("strong", { class: "verdict-name", text: verdictName(verdict) }));
+      v.dataset.language = sub.language || "cuda";
+      if (this.showLanguage) v.append(el("span", { class: "verdict-language", text: " · " + this.languageTitle(sub.language || "cuda") }));
       verdictMessage(v, result, result.tests);
       if (sub.xp_awarded) v.append(el("span", { class: "xp-awarded", text: " " + K.fmt(S.xp_awarded, { xp: sub.xp_awarded }) }));
       else if (extra && extra.localXp) v.append(el("span", { class: "xp-awarded xp-local", text: " " + K.fmt(S.xp_local, { xp: extra.localXp }) }));
@@ -336,13 +352,13 @@
       const rows = Array.isArray(payload) ? payload : (payload && payload.attempts) || [];
       const box = this.parts.attempts;
       const chart = box.querySelector(".attempts-chart");
-      if (!rows || !rows.length) return;
-      show(box, true);
       chart.replaceChildren();
+      if (!rows || !rows.length) { show(box, false); return; }
+      show(box, true);
       const ordered = rows.slice().reverse();
       const list = el("ol", { class: "attempt-list" });
-      ordered.forEach((r, i) => list.append(el("li", { class: "verdict-" + (r.verdict || r.status), "data-verdict": r.verdict || r.status },
-        K.fmt(S.attempt, { n: i + 1 }) + " · " + (S["mode." + r.mode] || r.mode) + " · " + (r.verdict ? verdictName(r.verdict) : (S[r.status] || r.status)) + (r.geomean_ms ? " · " + r.geomean_ms.toPrecision(3) + " ms" : ""),
+      ordered.forEach((r, i) => list.append(el("li", { class: "verdict-" + (r.verdict || r.status), "data-verdict": r.verdict || r.status, "data-language": r.language || "cuda" },
+        K.fmt(S.attempt, { n: i + 1 }) + (this.showLanguage ? " · " + this.languageTitle(r.language || "cuda") : "") + " · " + (S["mode." + r.mode] || r.mode) + " · " + (r.verdict ? verdictName(r.verdict) : (S[r.status] || r.status)) + (r.geomean_ms ? " · " + r.geomean_ms.toPrecision(3) + " ms" : ""),
         attemptCode(r))));
       const timed = ordered.map((r, i) => [i + 1, r.geomean_ms]).filter((p) => p[1]);
       if (timed.length >= 2 && window.uPlot) {

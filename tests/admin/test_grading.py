@@ -156,8 +156,11 @@ def test_grades_export_json(app, anon, graded, reader):
     report = anon.get("/api/admin/grades?track=foundations", headers=reader).json()
     assert report["exercises"] == [EXERCISE]
     by_email = {l["email"]: l["grades"][EXERCISE] for l in report["learners"]}
-    assert by_email["ada@example.com"] == {"best_verdict": "accepted", "best_ms": 0.5, "attempts": 3, "xp": ada_xp}
-    assert by_email["bob@example.com"] == {"best_verdict": "compile_error", "best_ms": None, "attempts": 1, "xp": 0}
+    ada = {"best_verdict": "accepted", "best_ms": 0.5, "attempts": 3, "xp": ada_xp}
+    bob = {"best_verdict": "compile_error", "best_ms": None, "attempts": 1, "xp": 0}
+    assert by_email["ada@example.com"] == {**ada, "by_language": {"cuda": ada}}  # every one CUDA's (#29)
+    assert by_email["bob@example.com"] == {**bob, "by_language": {"cuda": bob}}
+    assert report["language"] is None
     assert anon.get("/api/admin/grades?lesson=reduction", headers=reader).json() == report
 
 
@@ -171,7 +174,7 @@ def test_grades_export_csv(app, anon, graded, reader):
                                                               ("bob@example.com", EXERCISE)]
     assert rows[0] == {"email": "ada@example.com", "display_name": "Ada", "exercise_id": EXERCISE,
                        "best_verdict": "accepted", "best_ms": "0.5", "attempts": "3",
-                       "xp": str(_exercise_xp(app, graded["ada"]))}
+                       "xp": str(_exercise_xp(app, graded["ada"])), "languages": "cuda"}
     assert rows[1]["best_verdict"] == "compile_error" and rows[1]["best_ms"] == "" and rows[1]["xp"] == "0"
 
 

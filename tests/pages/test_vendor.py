@@ -15,7 +15,7 @@ def test_every_front_end_package_is_pinned_and_locked() -> None:
     package = json.loads((BUILD_SRC / "package.json").read_text())
     lock = json.loads((BUILD_SRC / "package-lock.json").read_text())
     pinned = package["devDependencies"]
-    assert {"@codemirror/view", "@codemirror/lang-cpp", "@codemirror/lint", "katex", "htmx.org", "uplot", "esbuild"} <= set(pinned)
+    assert {"@codemirror/view", "@codemirror/lang-cpp", "@codemirror/lang-python", "@codemirror/lint", "katex", "htmx.org", "uplot", "esbuild"} <= set(pinned)
     for name, version in pinned.items():
         assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"{name} is not pinned: {version}"
         assert lock["packages"][f"node_modules/{name}"]["version"] == version, name
@@ -39,4 +39,6 @@ def test_editor_bundle_exposes_the_api_the_page_uses() -> None:
     bundle = (VENDOR / "editor.js").read_text()
     assert "KDojoEditor" in bundle
     source = (BUILD_SRC / "editor.js").read_text()
-    assert "window.KDojoEditor = { create, getText, setText, showDiagnostics };" in source
+    assert "window.KDojoEditor = { create, getText, setText, setMode, showDiagnostics };" in source
+    # Triton kernels are Python (#29): the bundle highlights both languages
+    assert 'from "@codemirror/lang-python"' in source and 'from "@codemirror/lang-cpp"' in source

@@ -188,10 +188,12 @@ def seed_state(factory) -> tuple[int, progress.LearnerState]:  # noqa: ANN001
         other = User(email="other@example.com", display_name="Other", password_hash="x")
         session.add_all([user, other])
         session.flush()
-        session.add_all([XpAward(user_id=user.id, key="a", xp=30), XpAward(user_id=user.id, key="b", xp=12),
+        session.add_all([XpAward(user_id=user.id, key="a", xp=30, language="cuda"),
+                         XpAward(user_id=user.id, key="b", xp=12, language="triton"),
                          XpAward(user_id=other.id, key="a", xp=1000)])
-        for kind, item in [("exercise", "z.last_alphabetically"), ("lesson", "intro"), ("exercise", "a.first")]:
-            session.add(Completion(user_id=user.id, kind=kind, item_id=item))
+        for kind, item, language in [("exercise", "z.last_alphabetically", "cuda"), ("lesson", "intro", ""),
+                                     ("exercise", "a.first", "triton"), ("exercise", "a.first", "cuda")]:
+            session.add(Completion(user_id=user.id, kind=kind, item_id=item, language=language))
             session.flush()
         session.add(Completion(user_id=other.id, kind="exercise", item_id="other.one"))
         session.add_all([UserAchievement(user_id=user.id, achievement_id="first_lesson"),
@@ -209,7 +211,10 @@ def seed_state(factory) -> tuple[int, progress.LearnerState]:  # noqa: ANN001
                                       actor_name="State")])
         return user.id, progress.LearnerState(
             xp=42, exercise_ids=("z.last_alphabetically", "a.first"), lesson_ids=("intro",),
-            achievement_ids=("first_lesson",), unread_notifications=1)
+            achievement_ids=("first_lesson",), unread_notifications=1,
+            # an exercise per kernel language (#29): once in exercise_ids, each language in `solved`
+            solved=(("z.last_alphabetically", "cuda"), ("a.first", "triton"), ("a.first", "cuda")),
+            xp_by_language=(("cuda", 30), ("triton", 12)))
 
 
 def check_state_and_queue(factory) -> None:  # noqa: ANN001
