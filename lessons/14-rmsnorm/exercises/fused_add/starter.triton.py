@@ -3,7 +3,8 @@
 #   out = h / sqrt(mean(h^2) + eps) * weight
 # One program per row. launch_fused_add_rmsnorm holds rows of up to 16,384
 # columns whole in one block (ONE_PASS); longer rows are walked in BLOCK-wide
-# chunks. VEC: cols is a multiple of 8, so every row starts on 16 bytes.
+# chunks. VEC: cols is a multiple of 8, so every row starts on 16 bytes (the
+# kernel writes cols and the mask so that the compiler can see it).
 import triton
 import triton.language as tl
 

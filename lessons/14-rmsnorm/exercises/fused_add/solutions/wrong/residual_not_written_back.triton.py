@@ -11,12 +11,14 @@ def fused_add_rmsnorm(x_ptr, res_ptr, w_ptr, out_ptr, rows, cols, eps,
     # residual and out. Long rows: a first pass adds, writes h back and sums the
     # squares; a second reads the residual back and normalises.
     row = tl.program_id(0)
-    base = row.to(tl.int64) * cols
     if VEC:
-        base = tl.multiple_of(base, 8)
+        cols = (cols // 8) * 8  # the same value, seen by the compiler as a multiple of 8
+    base = row.to(tl.int64) * cols
     if ONE_PASS:
         offs = tl.arange(0, BLOCK)
         mask = offs < cols
+        if VEC:
+            mask = (offs // 8) < (cols // 8)  # 8 neighbours share their bit: 16-byte accesses
         x = tl.load(x_ptr + base + offs, mask=mask, other=0.0).to(tl.float32)
         r = tl.load(res_ptr + base + offs, mask=mask, other=0.0).to(tl.float32)
         h = x + r
