@@ -1,0 +1,40 @@
+# The top k of every row, values descending, equal values the lower column first.
+# Every logit becomes a 64-bit key no other logit shares: the float's bits made
+# order-preserving above the inverted column, so "larger key" means "comes first".
+# One program per row, as the CUDA version's bar:
+#   1. LANES lanes each keep the largest key of their columns (c % LANES == lane);
+#   2. the k-th largest of those lane maxima is the bar: only the (at most k)
+#      lanes whose maximum reached it can hold a key at or above it;
+#   3. those lanes' columns (a KB x NCH tile) are read again, keys below the bar
+#      dropped, and tl.topk sorts the rest: the first k are the answer.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _key(x, col):
+    u = x.to(tl.uint32, bitcast=True)
+    u = tl.where((u & 0x80000000) != 0, u ^ 0xFFFFFFFF, u | 0x80000000)
+    return (u.to(tl.uint64) << 32) | (0xFFFFFFFF - col.to(tl.uint32)).to(tl.uint64)
+
+
+@triton.jit
+def topk(logits, values, indices, rows, vocab, k,
+         LANES: tl.constexpr, NCH: tl.constexpr, KB: tl.constexpr):
+    # BEGIN FILL-IN
+    row = tl.program_id(0)
+    base = row.to(tl.int64) * vocab
+    r = tl.arange(0, KB)
+    # TODO: the k largest keys of the row (_key), in descending order; write
+    # their values and columns. A placeholder writes the first k columns.
+    out = row.to(tl.int64) * k + r
+    tl.store(values + out, tl.load(logits + base + r, mask=r < k, other=0.0), mask=r < k)
+    tl.store(indices + out, r, mask=r < k)
+    # END FILL-IN
+
+
+def launch_topk(rows, vocab, k):
+    kb = max(2, triton.next_power_of_2(k))
+    lanes = max(kb, min(1024, triton.next_power_of_2(vocab)))
+    nch = triton.next_power_of_2(triton.cdiv(vocab, lanes))
+    return {"grid": (rows,), "LANES": lanes, "NCH": nch, "KB": kb, "num_warps": 8 if lanes >= 1024 else 4}
