@@ -29,8 +29,8 @@ from kernels.triton.compile import TritonBinary, TritonBuild
 
 
 def load_program(backend: Any, compiled: CompileResult) -> Program:
-    """`backend` is the GPU target that will run it (its device is current)."""
-    classify = _classify()
+    """`backend` is the GPU target that will run it (its device is current); its
+    `learner_fault` classifies a CUDA error the load meets (anything else re-raised)."""
     build = compiled.artifact
     if not isinstance(build, TritonBuild) or build.target == "ttir-only":
         raise TypeError("not a Triton build for a GPU")
@@ -43,19 +43,9 @@ def load_program(backend: Any, compiled: CompileResult) -> Program:
             functions[binary.key] = _WithScratch(function, binary) \
                 if binary.global_scratch_size or binary.profile_scratch_size else function
     except Exception as exc:  # noqa: BLE001 — a CUDA error here is the learner's (classify re-raises ours)
-        return Program(keys, handle={"load_fault": classify(exc, poisoned=True)})
+        return Program(keys, handle={"load_fault": backend.learner_fault(exc)})
     return Program(keys, handle={"module": modules[0], "modules": modules, "functions": functions,
                                  "shared_opt_in": {}})
-
-
-def _classify():
-    """The GPU target's CUDA-error classifier (kernels/targets/cuda.py once the language
-    seam is in, kernels/cuda_backend.py before)."""
-    try:
-        from kernels.targets.cuda import classify
-    except ImportError:
-        from kernels.cuda_backend import classify
-    return classify
 
 
 def _load(binary: TritonBinary) -> tuple[Any, Any]:
