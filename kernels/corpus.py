@@ -10,6 +10,10 @@ validate` (app/validate/judging.py):
   verdict in a line of its leading comment, `// VERDICT: runtime_error` (a fault, a
   race the emulator diagnoses, a time limit: what the judge must say for that bug).
 
+The same for each further language the exercise offers, by the language's file suffix
+(#29: Triton's `reference.triton.py`, `starter.triton.py`, `solutions/*/*.triton.py`,
+whose promise is a `# VERDICT: …` comment line).
+
 Whatever the file, `internal_error` is a failure (the judge's fault, never the
 file's). On the emulator a file it refuses as needing a GPU (verdict `rejected`,
 message code `needs_gpu`) is GPU-only: neither pass nor fail here, judged on a GPU.
@@ -26,7 +30,10 @@ from kernels import targets
 from kernels.contract import VERDICTS
 
 NOT_BUILT = ("compile_error", "rejected", "internal_error")
-_PROMISE = re.compile(r"^//\s*VERDICT:\s*([a-z_]+)\s*$")
+_PROMISE = re.compile(r"^(?://|#)\s*VERDICT:\s*([a-z_]+)\s*$")
+# each language's file suffix and comment mark (kernels/languages/<name>.py `suffix`)
+SUFFIXES = {"cuda": ".cu", "triton": ".triton.py"}
+_COMMENT = {".cu": "//", ".triton.py": "#"}
 
 
 class CorpusError(ValueError):
@@ -42,6 +49,7 @@ class Expectation:
     path: Path
     kind: str  # reference | starter | correct | wrong
     verdict: str  # the verdict it must get
+    language: str = "cuda"
 
 
 @dataclass(frozen=True)
@@ -55,8 +63,9 @@ class Outcome:
 def promised_verdict(path: Path) -> str:
     """The verdict a wrong solution must get: `wrong_answer`, or what its leading
     comment's `// VERDICT: <verdict>` line says. Raises CorpusError for an unknown one."""
+    mark = "#" if path.name.endswith(".py") else "//"
     for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.startswith("//"):
+        if not line.startswith(mark):
             break
         match = _PROMISE.match(line.strip())
         if match:
@@ -68,15 +77,28 @@ def promised_verdict(path: Path) -> str:
     return "wrong_answer"
 
 
-def expectations(folder: Path) -> list[Expectation]:
-    """The sources of one exercise folder, in the order they are judged. Raises CorpusError."""
+def expectations(folder: Path, languages: tuple[str, ...] = ("cuda",)) -> list[Expectation]:
+    """The sources of one exercise folder in each of `languages` (an exercise's
+    `languages`), in the order they are judged. Raises CorpusError."""
     folder = Path(folder)
-    found = [Expectation(folder / "reference.cu", "reference", "accepted"),
-             Expectation(folder / "starter.cu", "starter", "wrong_answer")]
-    found += [Expectation(p, "correct", "accepted") for p in sorted((folder / "solutions" / "correct").glob("*.cu"))]
-    found += [Expectation(p, "wrong", promised_verdict(p))
-              for p in sorted((folder / "solutions" / "wrong").glob("*.cu"))]
+    found: list[Expectation] = []
+    for language in languages:
+        suffix = SUFFIXES[language]
+        found += [Expectation(folder / f"reference{suffix}", "reference", "accepted", language),
+                  Expectation(folder / f"starter{suffix}", "starter", "wrong_answer", language)]
+        found += [Expectation(p, "correct", "accepted", language)
+                  for p in sorted((folder / "solutions" / "correct").glob(f"*{suffix}"))
+                  if _language_of(p) == language]
+        found += [Expectation(p, "wrong", promised_verdict(p), language)
+                  for p in sorted((folder / "solutions" / "wrong").glob(f"*{suffix}"))
+                  if _language_of(p) == language]
     return [e for e in found if e.path.is_file()]
+
+
+def _language_of(path: Path) -> str:
+    """The language whose suffix the file name ends with (the longest that matches)."""
+    return max((lang for lang, suffix in SUFFIXES.items() if path.name.endswith(suffix)),
+               key=lambda lang: len(SUFFIXES[lang]))
 
 
 def outcome(expectation: Expectation, result: dict[str, Any]) -> Outcome:
@@ -104,11 +126,13 @@ def _why(expectation: Expectation, verdict: str, message: str) -> str:
         return f"the starter must run and get wrong_answer, got {verdict}: {message}"
     if verdict == "accepted":
         return f"must not be accepted (the tests do not catch the bug {expectation.path.stem!r}): {message}"
+    mark = _COMMENT[SUFFIXES[expectation.language]]
     return (f"must get {want}, got {verdict}: {message} (a wrong solution gets wrong_answer unless "
-            f"a `// VERDICT: <verdict>` line of its leading comment promises another)")
+            f"a `{mark} VERDICT: <verdict>` line of its leading comment promises another)")
 
 
 def judge_source(judge: Any, exercise_id: str, expectation: Expectation) -> Outcome:
     """Judge one source through `judge` (a kernels.judge.Judge), without the benchmark."""
-    result = judge.run(expectation.path.read_text(encoding="utf-8"), exercise_id, bench=False)
+    result = judge.run(expectation.path.read_text(encoding="utf-8"), exercise_id, bench=False,
+                       language=expectation.language)
     return outcome(expectation, result)

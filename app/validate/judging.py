@@ -17,7 +17,7 @@ from kernels.spec import Exercise
 
 def judge_exercise(judge: Any, exercise: Exercise, report: LessonReport) -> None:
     try:
-        expected = corpus.expectations(Path(exercise.folder))
+        expected = corpus.expectations(Path(exercise.folder), exercise.languages)
     except corpus.CorpusError as exc:
         report.error(exc.path, "// VERDICT", exc.message)
         return

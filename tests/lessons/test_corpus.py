@@ -29,8 +29,10 @@ pytestmark = pytest.mark.corpus
 
 def _sources(*kinds: str) -> Iterator[object]:
     for spec in SPECS:
-        exercise_id = tomllib.loads(spec.read_text(encoding="utf-8"))["id"]
-        for expectation in corpus.expectations(spec.parent):
+        data = tomllib.loads(spec.read_text(encoding="utf-8"))
+        exercise_id = data["id"]
+        offered = ("cuda", "triton") if "triton" in data else ("cuda",)
+        for expectation in corpus.expectations(spec.parent, offered):
             if expectation.kind not in kinds:
                 continue
             where = f"{exercise_id}/{expectation.path.relative_to(spec.parent)}"
@@ -45,7 +47,8 @@ def _judge_and_check(backend: str, exercise_id: str, expectation: Expectation) -
     # job process inherits; no spare: nothing else runs on it.
     with Judge(LESSONS_DIR, backend=backend, keep_spare=False) as judge:
         got = corpus.judge_source(judge, exercise_id, expectation)
-    gpu_only = backend == "emu" and needs_gpu(expectation.path.read_text(encoding="utf-8")) != ""
+    gpu_only = backend == "emu" and expectation.language == "cuda" \
+        and needs_gpu(expectation.path.read_text(encoding="utf-8")) != ""
     if gpu_only:
         assert got.status == "gpu_only", f"{expectation.path}: a GPU-only file got {got.verdict}: {got.message}"
         assert "this kernel needs a GPU" in got.message
@@ -71,9 +74,12 @@ def test_each_wrong_solution_gets_the_verdict_it_promises(backend, exercise_id, 
 def test_every_exercise_brings_a_reference_a_starter_and_solutions_of_both_kinds():
     assert len(SPECS) >= 30
     for spec in SPECS:
-        kinds = [e.kind for e in corpus.expectations(spec.parent)]
-        assert kinds[:2] == ["reference", "starter"], spec.parent
-        assert kinds.count("correct") >= 1 and kinds.count("wrong") >= 3, spec.parent
+        offered = ("cuda", "triton") if "triton" in tomllib.loads(spec.read_text(encoding="utf-8")) else ("cuda",)
+        for language in offered:
+            kinds = [e.kind for e in corpus.expectations(spec.parent, (language,))]
+            assert kinds[:2] == ["reference", "starter"], (spec.parent, language)
+            least_wrong = 3 if language == "cuda" else 2
+            assert kinds.count("correct") >= 1 and kinds.count("wrong") >= least_wrong, (spec.parent, language)
 
 
 # --- The rule itself, on files written here ---------------------------------------------
@@ -129,3 +135,22 @@ def test_only_the_emulators_needs_gpu_answer_makes_a_source_gpu_only(tmp_path):
     assert outcome(correct, _result("rejected", code="needs_gpu")).status == "gpu_only"
     assert outcome(correct, _result("rejected", backend="cuda", code="needs_gpu")).status == "fail"
     assert outcome(correct, _result("rejected", code="forbidden_include")).status == "fail"
+
+
+def test_each_language_brings_its_own_files_and_comment_mark(tmp_path):
+    for name in ("reference.cu", "starter.cu", "reference.triton.py", "starter.triton.py"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "solutions" / "correct").mkdir(parents=True)
+    (tmp_path / "solutions" / "wrong").mkdir(parents=True)
+    (tmp_path / "solutions" / "correct" / "blocked.triton.py").write_text("")
+    (tmp_path / "solutions" / "wrong" / "missing_mask.triton.py").write_text("# BUG: no mask\n# VERDICT: runtime_error\n")
+    (tmp_path / "solutions" / "wrong" / "racy.cu").write_text("// VERDICT: wrong_answer\n")
+    cuda_only = corpus.expectations(tmp_path)
+    assert {e.language for e in cuda_only} == {"cuda"}
+    assert [e.path.name for e in cuda_only] == ["reference.cu", "starter.cu", "racy.cu"]
+    both = corpus.expectations(tmp_path, ("cuda", "triton"))
+    triton = [(e.path.name, e.kind, e.verdict) for e in both if e.language == "triton"]
+    assert triton == [("reference.triton.py", "reference", "accepted"), ("starter.triton.py", "starter", "wrong_answer"),
+                      ("blocked.triton.py", "correct", "accepted"), ("missing_mask.triton.py", "wrong", "runtime_error")]
+    wrong = next(e for e in both if e.path.name == "missing_mask.triton.py")
+    assert "`# VERDICT: <verdict>`" in outcome(wrong, _result("wrong_answer")).why
