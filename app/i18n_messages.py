@@ -189,7 +189,7 @@ MSG_KO: dict[str, Any] = {
     "js.fault.too many threads for __launch_bounds__": "__launch_bounds__보다 많은 스레드",
     "js.fault.grid sync without a cooperative launch": "협력 런치 없는 그리드 동기화",
     "js.fault.invalid tile size": "잘못된 타일 크기",
-    # emulator diagnostic kinds (kernels/emu/backend.py DIAGNOSTIC_KINDS); unknown ones shown as they are
+    # emulator diagnostic kinds (kernels/emu/target.py DIAGNOSTIC_KINDS); unknown ones shown as they are
     "js.diag.divergent_barrier": "갈라진 배리어",
     "js.diag.warp_mask": "워프 마스크",
     "js.diag.warp_mask_mismatch": "워프 마스크 불일치",

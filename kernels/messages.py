@@ -138,7 +138,7 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "object_symbol": ("symbol",),
     "static_shared": ("bytes", "max_bytes"),
     "static_shared_function": ("function", "bytes", "max_bytes"),
-    # profile findings (#16): kernels/profile_findings.py, each with the lesson that teaches the fix
+    # profile findings (#16): kernels/profile/findings.py, each with the lesson that teaches the fix
     "profile_uncoalesced": ("kernel", "access", "sectors", "ideal"),
     "profile_bank_conflicts": ("kernel", "wavefronts", "ideal", "ways"),
     "profile_atomic_contention": ("kernel", "per_address", "max"),

@@ -126,15 +126,15 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 @pytest.fixture(scope="module")
 def judged() -> dict[str, dict]:
-    from kernels.backends import emu_available
+    from kernels.targets import emu_available
 
     if not emu_available()[0]:
         pytest.skip("emulator backend not available")
-    from kernels.emu.backend import EmuBackend
+    from kernels.emu.target import EmuTarget
     from kernels.pipeline import run_pipeline
     from kernels.spec_parse import load_spec
 
-    exercise, backend = load_spec(FIXTURE), EmuBackend()
+    exercise, backend = load_spec(FIXTURE), EmuTarget()
     return {kind: run_pipeline(exercise, source, backend, bench=False, seed=1, emit=lambda event: None, profile=False)
             for kind, (source, _) in KERNELS.items()}
 

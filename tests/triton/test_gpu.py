@@ -30,10 +30,7 @@ def guards_intact(buf: GuardedArray) -> bool:
 
 @pytest.fixture(scope="module")
 def backend():
-    try:  # the GPU target: kernels/targets/cuda.py once the language seam is in
-        from kernels.targets.cuda import CudaTarget as Gpu
-    except ImportError:
-        from kernels.cuda_backend import CudaBackend as Gpu
+    from kernels.targets.cuda import CudaTarget as Gpu
 
     cuda = Gpu()
     cuda.warm()

@@ -136,7 +136,7 @@ def test_every_error_kind(error: dict) -> None:
 
 
 def test_a_coded_diagnostic_reaches_the_result_document() -> None:
-    from kernels.result import build, validate
+    from kernels.contract import build, validate
 
     error = parse_answer(json.dumps(ERROR).encode(), REQUEST, LINES)
     doc = build(exercise="elementwise.saxpy", backend="cuda", verdict="compile_error", message="compilation failed",
