@@ -66,7 +66,6 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "cpu_limit": (),
     "emu_budget": ("seconds",),
     "memory_limit": ("megabytes",),
-    # profile findings (#16): kernels/profile/findings.py, each with the lesson that teaches the fix
     # the emulator's rarer runtime sentences (#28): warnings, warp collectives, traps, launches
     "atomic_read_race": ("thread", "block", "region", "name", "line", "other_thread", "other_block", "other_line"),
     "benign_race": ("region", "name", "index", "offset", "thread", "block", "line", "other_thread", "other_block",
