@@ -32,12 +32,25 @@ args = ["x", "y", "a", "N"]
 '''
 
 
+def without_triton(text: str) -> str:
+    """An exercise.toml's text without its own [triton] tables (the tests bring theirs)."""
+    kept, inside = [], False
+    for line in text.splitlines(keepends=True):
+        head = line.strip()
+        if head.startswith("["):
+            inside = head.startswith(("[triton]", "[triton.", "[[triton."))
+        if not inside:
+            kept.append(line)
+    return "".join(kept)
+
+
 def scratch_triton_exercise(root: Path, extra: str = TRITON_SAXPY, source: Path = SAXPY):
-    """A copy of an exercise under `root` with a [triton] section appended, loaded."""
+    """A copy of an exercise under `root` with the test's [triton] section in place of the
+    exercise's own, loaded."""
     target = root / "lessons" / source.parents[1].name / "exercises" / source.name
     shutil.copytree(source, target)
     spec = target / "exercise.toml"
-    spec.write_text(spec.read_text() + extra)
+    spec.write_text(without_triton(spec.read_text()) + extra)
     return load_spec(spec)
 
 
