@@ -35,8 +35,9 @@ class Diagnostic:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
+        # a coded message (the Triton compile step's, #29) carries its code for the web
         return {"line": self.line, "column": self.column, "severity": self.severity,
-                "message": self.message}
+                "message": str(self.message), **code_fields(self.message)}
 
 
 @dataclass(frozen=True)

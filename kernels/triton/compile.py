@@ -126,14 +126,17 @@ def default_cases(exercise: Exercise) -> tuple[Case, ...]:
     return tuple(exercise.tests) + (tuple(exercise.benchmark.cases) if exercise.benchmark else ())
 
 
-def compile_triton(source: str | bytes, exercise: Exercise, target: str = "gpu", arch: str | None = "sm_90",
-                   cases: Iterable[Case] | None = None) -> CompileResult:
-    """Compile `source` for `target` ("gpu": a cubin for `arch`; "emu": Triton's front end
-    only). Results are memoised (the same source, exercise, target and cases)."""
+def compile_triton(source: str | bytes, exercise: Exercise, target: str = "cuda", arch: str | None = "sm_90",
+                   cases: Iterable[Case | dict[str, Any]] | None = None) -> CompileResult:
+    """Compile `source` for `target` ("cuda" or "gpu": a cubin for `arch`; "emu": Triton's
+    front end only) and every case of `cases` (Case objects or their value dicts; default:
+    the tests and the benchmark's). Results are memoised (the same source, exercise,
+    target and cases)."""
     started = time.perf_counter()
     if exercise.triton is None:
         raise ValueError(f"{exercise.id} has no [triton] section")
-    cases = tuple(default_cases(exercise) if cases is None else cases)
+    cases = tuple(c if isinstance(c, Case) else Case(tuple(c.items()), "")
+                  for c in (default_cases(exercise) if cases is None else cases))
     mode = "ttir-only" if target in ("emu", "cpu") or arch is None else arch.replace("compute_", "sm_")
     if mode != "ttir-only" and not _ARCH.match(mode):
         raise ValueError(f"unknown arch {arch!r}")
@@ -412,66 +415,66 @@ def _parse_binary(item: Any, launches: list[dict], target: str) -> TritonBinary:
                         shared, params, scratch[0], aligns[0], scratch[1], aligns[1], cubin)
 
 
-_ERROR_KINDS = {"syntax", "import", "missing_kernel", "not_jit", "kernel_params", "missing_launch",
-                "launch_not_function", "launch_signature", "launch_unknown_arg", "launch_raised", "launch_not_dict",
-                "launch_no_grid", "launch_bad_grid", "launch_num_warps", "launch_num_stages", "launch_unknown_key",
-                "launch_bad_meta", "launch_missing_meta", "triton", "compile", "too_many_binaries"}
+# kind → the learner's message, from the kernel's name, the error's fields (each checked
+# when read) and the request
+_ERRORS: dict[str, Any] = {
+    "syntax": lambda name, e, r: msg.syntax(e.detail[:300]),
+    "import": lambda name, e, r: msg.import_failed(e.detail),
+    "missing_kernel": lambda name, e, r: msg.missing_kernel(name),
+    "not_jit": lambda name, e, r: msg.not_jit(name),
+    "kernel_params": lambda name, e, r: _kernel_params(name, e, r),
+    "missing_launch": lambda name, e, r: msg.missing_launch(name),
+    "launch_not_function": lambda name, e, r: msg.missing_launch(name),
+    "launch_unknown_arg": lambda name, e, r: msg.launch_unknown_arg(name, e.short("arg")),
+    "launch_raised": lambda name, e, r: msg.launch_raised(name, e.detail),
+    "launch_signature": lambda name, e, r: msg.launch_raised(name, e.detail),
+    "launch_not_dict": lambda name, e, r: msg.launch_not_dict(name, e.detail[:100]),
+    "launch_no_grid": lambda name, e, r: msg.launch_grid(name, "nothing"),
+    "launch_bad_grid": lambda name, e, r: msg.launch_grid(name, e.detail[:100]),
+    "launch_num_warps": lambda name, e, r: msg.launch_num_warps(name, e.detail[:100]),
+    "launch_num_stages": lambda name, e, r: msg.launch_num_stages(name, e.detail[:100]),
+    "launch_unknown_key": lambda name, e, r: msg.launch_unknown_key(name, e.short("key")),
+    "launch_bad_meta": lambda name, e, r: msg.launch_meta_value(name, e.short("key"), e.detail[:100]),
+    "launch_missing_meta": lambda name, e, r: msg.launch_missing_meta(name, e.short("key")),
+    "too_many_binaries": lambda name, e, r: msg.too_many_binaries(MAX_BINARIES),
+    "triton": lambda name, e, r: msg.compile_error(e.detail),  # Triton's own words
+    "compile": lambda name, e, r: msg.compile_error(e.detail),
+    "interfered": lambda name, e, r: msg.compile_interfered(),  # triton.compile's result was not Triton's
+}
+_UNNAMED = ("syntax", "import", "triton", "too_many_binaries", "interfered")  # errors of no kernel in particular
+
+
+class _ErrorFields:
+    """The answer's "error" object, each field checked when it is read."""
+
+    def __init__(self, error: dict) -> None:
+        self.error = error
+        self.detail = _str(error["message"], 2000, "message")
+
+    def short(self, field: str) -> str:
+        return _str(self.error.get(field, ""), 100, field)
 
 
 def _parse_error(error: Any, request: dict[str, Any], source_lines: int) -> tuple[Diagnostic, str]:
     _expect(type(error) is dict and {"kind", "line", "column", "message"} <= set(error)
             and set(error) <= {"kind", "line", "column", "message", "name", "want", "got", "arg", "key"}, "error")
     kind = error["kind"]
-    _expect(type(kind) is str and kind in _ERROR_KINDS, "error kind")
+    _expect(type(kind) is str and kind in _ERRORS, "error kind")
     line = _int(error["line"], 0, 10**7, "line")
-    line = line if line <= source_lines else 0
     column = min(_int(error["column"], 0, 10**7, "column"), 10**4)
-    detail = _str(error["message"], 2000, "message")
-    kernels = [launch["kernel"] for launch in request["launches"]]
     name = error.get("name", "")
     _expect(type(name) is str, "name")
-    if kind not in ("syntax", "import", "triton", "too_many_binaries"):
-        _expect(name in kernels, "error's kernel")
-    short = lambda field: _str(error.get(field, ""), 100, field)  # noqa: E731
-    status = "compile_error"
-    if kind == "syntax":
-        message = msg.syntax(detail[:300])
-    elif kind == "import":
-        message = msg.import_failed(detail)
-    elif kind == "missing_kernel":
-        message = msg.missing_kernel(name)
-    elif kind == "not_jit":
-        message = msg.not_jit(name)
-    elif kind == "kernel_params":
-        launch = next(launch for launch in request["launches"] if launch["kernel"] == name)
-        got = _int(error.get("got"), 0, 10**4, "got")
-        _expect(error.get("want") == launch["args"], "want")
-        message = msg.kernel_params(name, launch["args"], got, _describe_args(request, name))
-    elif kind in ("missing_launch", "launch_not_function"):
-        message = msg.missing_launch(name)
-    elif kind == "launch_unknown_arg":
-        message = msg.launch_unknown_arg(name, short("arg"))
-    elif kind in ("launch_raised", "launch_signature"):
-        message = msg.launch_raised(name, detail)
-    elif kind == "launch_not_dict":
-        message = msg.launch_not_dict(name, detail[:100])
-    elif kind in ("launch_no_grid", "launch_bad_grid"):
-        message = msg.launch_grid(name, "nothing" if kind == "launch_no_grid" else detail[:100])
-    elif kind == "launch_num_warps":
-        message = msg.launch_num_warps(name, detail[:100])
-    elif kind == "launch_num_stages":
-        message = msg.launch_num_stages(name, detail[:100])
-    elif kind == "launch_unknown_key":
-        message = msg.launch_unknown_key(name, short("key"))
-    elif kind == "launch_bad_meta":
-        message = msg.launch_meta_value(name, short("key"), detail[:100])
-    elif kind == "launch_missing_meta":
-        message = msg.launch_missing_meta(name, short("key"))
-    elif kind == "too_many_binaries":
-        message = msg.too_many_binaries(MAX_BINARIES)
-    else:  # "triton", "compile": Triton's own words
-        message = msg.compile_error(detail)
-    return Diagnostic(line, column, "error", message), status
+    _expect(kind in _UNNAMED or name in [launch["kernel"] for launch in request["launches"]], "error's kernel")
+    message = _ERRORS[kind](name, _ErrorFields(error), request)
+    status = "rejected" if kind == "interfered" else "compile_error"
+    return Diagnostic(line if line <= source_lines else 0, column, "error", message), status
+
+
+def _kernel_params(name: str, fields: _ErrorFields, request: dict[str, Any]) -> Message:
+    launch = next(launch for launch in request["launches"] if launch["kernel"] == name)
+    got = _int(fields.error.get("got"), 0, 10**4, "got")
+    _expect(fields.error.get("want") == launch["args"], "want")
+    return msg.kernel_params(name, launch["args"], got, _describe_args(request, name))
 
 
 def _describe_args(request: dict[str, Any], kernel: str) -> str:

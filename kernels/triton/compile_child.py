@@ -250,10 +250,18 @@ def compile_binary(module, path: str, fn, types: tuple, meta: dict, num_warps: i
     except BaseException as exc:  # noqa: BLE001 — ptxas, an MLIR pass, a learner's monkeypatch
         raise Refusal("compile", learner_line(exc, path) or def_line(fn), 0, backend_message(exc),
                       name=fn.__name__) from None
+    try:
+        return binary_entry(entry, compiled)
+    except Exception:  # noqa: BLE001 — what triton.compile returned is not Triton's (a monkeypatch)
+        raise Refusal("interfered", 0, 0, "") from None
+
+
+def binary_entry(entry: dict, compiled) -> dict:
     md = compiled.metadata
     ptx = compiled.asm.get("ptx", "")
     entry_params = re.search(r"\.entry\s+\w+\s*\(([^)]*)\)", ptx)
-    return {**entry, "name": md.name, "shared": int(md.shared),
+    # the block is 32 × the binary's own num_warps, as Triton's launcher makes it
+    return {**entry, "num_warps": int(md.num_warps), "name": md.name, "shared": int(md.shared),
             "params": len(re.findall(r"\.param\s", entry_params.group(1))) if entry_params else -1,
             "global_scratch_size": int(md.global_scratch_size), "global_scratch_align": int(md.global_scratch_align),
             "profile_scratch_size": int(getattr(md, "profile_scratch_size", 0)),

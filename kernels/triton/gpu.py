@@ -29,9 +29,8 @@ from kernels.triton.compile import TritonBinary, TritonBuild
 
 
 def load_program(backend: Any, compiled: CompileResult) -> Program:
-    """`backend` is the CudaBackend that will run it (its device is current)."""
-    from kernels.cuda_backend import classify
-
+    """`backend` is the GPU target that will run it (its device is current)."""
+    classify = _classify()
     build = compiled.artifact
     if not isinstance(build, TritonBuild) or build.target == "ttir-only":
         raise TypeError("not a Triton build for a GPU")
@@ -47,6 +46,16 @@ def load_program(backend: Any, compiled: CompileResult) -> Program:
         return Program(keys, handle={"load_fault": classify(exc, poisoned=True)})
     return Program(keys, handle={"module": modules[0], "modules": modules, "functions": functions,
                                  "shared_opt_in": {}})
+
+
+def _classify():
+    """The GPU target's CUDA-error classifier (kernels/targets/cuda.py once the language
+    seam is in, kernels/cuda_backend.py before)."""
+    try:
+        from kernels.targets.cuda import classify
+    except ImportError:
+        from kernels.cuda_backend import classify
+    return classify
 
 
 def _load(binary: TritonBinary) -> tuple[Any, Any]:

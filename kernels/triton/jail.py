@@ -23,6 +23,10 @@ walls (kernels/emu/jail.py; its pieces are reused):
 * the interpreter runs with `-I -S`: no environment variables, no user or system
   site folder, no `.pth` hooks; the bootstrap puts the package folders on sys.path.
 
+The compile step must start Triton's ptxas, so its outer filter lets it fork and exec:
+a learner's fork there is bounded by the task limit (ROOM_TASKS) and ended with the
+whole pid namespace at the wall time. A server (`spawn=False`) can do neither.
+
 Fail closed: where bubblewrap cannot build the sandbox the emulator's `refusal()`
 says why and nothing runs, unless KDOJO_EMU_UNSANDBOXED=1, where the same rlimits
 and filters hold without the namespaces (then the interpreter and the package
@@ -51,6 +55,11 @@ from typing import Sequence
 from kernels import settings
 from kernels.emu import jail as emu_jail
 from kernels.triton import seccomp
+
+try:  # the target registry's "cannot run here" (kernels/targets/ once the language seam is in)
+    from kernels.targets.base import TargetUnavailable as _NotHere
+except ImportError:
+    from kernels.backend import BackendUnavailable as _NotHere
 
 PYTHON_ENV = "KDOJO_TRITON_PYTHON"  # the interpreter that has Triton (default: the judge's own)
 PACKAGES = ("triton", "numpy")  # the third-party packages a sandboxed program may import
@@ -91,8 +100,8 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 BOOT_FAILED = 97  # the bootstrap could not install the no-exec layer: the machine's fault
 
 
-class Unavailable(RuntimeError):
-    """No sandbox or no Triton here; str() is one line for the operator."""
+class Unavailable(_NotHere):
+    """No sandbox or no Triton here; str() is one line for the operator (never the learner's)."""
 
 
 @dataclass(frozen=True)
@@ -202,11 +211,12 @@ def _seccomp_fd(blob: bytes) -> int:
 
 def python_launch(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: int, memory_bytes: int,
                   spawn: bool, writable: bool = True, read_only: Sequence[Path] = (),
-                  tasks: int | None = None) -> emu_jail.Launch:
+                  tasks: int | None = None, extra_env: dict[str, str] | None = None) -> emu_jail.Launch:
     """The command and child set-up that run `script` (ours) with `args` in the sandbox.
     The program's current folder is the work folder (its own files are named relative
     to it); `read_only` files and folders of ours are importable beside the script.
-    `spawn`: it may start other programs (the compile step's ptxas)."""
+    `spawn`: it may start other programs (the compile step's ptxas). `extra_env`: more
+    variables of ours (e.g. TRITON_INTERPRET=1)."""
     found = runtime()
     current = emu_jail.mode()
     # FILE_BYTES even for a read-only work folder: /tmp (a bounded tmpfs) is writable
@@ -216,20 +226,32 @@ def python_launch(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: i
     layer = "" if spawn else seccomp.no_exec_filter().hex()
     ours = [Path(script), *map(Path, read_only)]
     # TRITON_BACKENDS_IN_TREE: Triton finds its backends in its own folder (the sandbox
-    # shows no package metadata, so entry points find none)
+    # shows no package metadata, so entry points find none). TRITON_ALWAYS_COMPILE: never
+    # a cache hit, and the cache is private to the run (the sandbox's own /tmp; unsandboxed,
+    # the work folder), so no submission compiles with another's files.
     env = {"HOME": "/tmp", "TMPDIR": "/tmp", "TRITON_HOME": "/tmp", "TRITON_CACHE_DIR": "/tmp/triton-cache",
-           "TRITON_BACKENDS_IN_TREE": "1",
-           "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
+           "TRITON_BACKENDS_IN_TREE": "1", "TRITON_ALWAYS_COMPILE": "1", "LANG": "C.UTF-8",
+           "PATH": "/usr/bin:/bin", **(extra_env or {})}
     if not current.sandboxed:
+        private = str(work_dir)
+        env.update(HOME=private, TMPDIR=private, TRITON_HOME=private, TRITON_CACHE_DIR=f"{private}/triton-cache")
         paths = sorted({str(Path(p).parent) for _, p in found.packages} | {str(p.resolve().parent) for p in ours})
         argv = [found.executable, "-I", "-S", "-c", _BOOT, str(len(paths)), *paths, layer,
                 str(Path(script).resolve()), *args]
         setup = emu_jail._child_setup(limits, task_count, current.as_nobody, emu_jail._Fprog(outer))
         return _Launch(argv, setup, env=env, cwd=str(work_dir))
-    shown = [found.prefix, *_library_dirs(), *(p for _, p in found.packages), *map(str, ours), str(work_dir)]
     if current.as_nobody:
-        for path in shown:
+        for path in [found.prefix, *_library_dirs(), *(p for _, p in found.packages), *map(str, ours), str(work_dir)]:
             _reachable(path)
+    filter_fd = _seccomp_fd(outer)
+    argv = [*_bwrap_args(found, ours, work_dir, writable, env), "--seccomp", str(filter_fd), "--",
+            found.executable, "-I", "-S", "-c", _BOOT, "2", SITE, LIB, layer, f"{LIB}/{Path(script).name}", *args]
+    return _Launch(argv, emu_jail._child_setup(limits, task_count, current.as_nobody, None), (filter_fd,),
+                   env={}, cwd="/")
+
+
+def _bwrap_args(found: Runtime, ours: list[Path], work_dir: Path, writable: bool, env: dict[str, str]) -> list[str]:
+    """bubblewrap's options: what the sandbox shows, where, and its environment."""
     bw = [emu_jail.bwrap_path() or "bwrap", *emu_jail._base_args(), "--ro-bind", found.prefix, found.prefix]
     for d in _library_dirs():
         bw += ["--ro-bind", d, d]
@@ -247,12 +269,7 @@ def python_launch(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: i
            "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--remount-ro", "/", "--chdir", WORK]
     for key, value in env.items():
         bw += ["--setenv", key, value]
-    filter_fd = _seccomp_fd(outer)
-    bw += ["--seccomp", str(filter_fd)]
-    argv = [*bw, "--", found.executable, "-I", "-S", "-c", _BOOT, "2", SITE, LIB, layer,
-            f"{LIB}/{Path(script).name}", *args]
-    return _Launch(argv, emu_jail._child_setup(limits, task_count, current.as_nobody, None), (filter_fd,),
-                   env={}, cwd="/")
+    return bw
 
 
 @dataclass
@@ -369,7 +386,7 @@ def kill(proc: subprocess.Popen) -> None:
 
 def start_server(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: int, memory_bytes: int,
                  spawn: bool = False, read_only: Sequence[Path] = (), writable: bool = False,
-                 stderr=subprocess.PIPE) -> subprocess.Popen:
+                 extra_env: dict[str, str] | None = None, stderr=subprocess.PIPE) -> subprocess.Popen:
     """Start `script` as a long-lived program speaking on its stdin/stdout pipes. By
     default it may start no other program or process (seccomp kills it if it tries) and
     may not write its work folder. Stop it with `kill(proc)`."""
@@ -377,7 +394,7 @@ def start_server(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: in
     if why:
         raise Unavailable(why)
     launch = python_launch(script, args, work_dir, cpu_s=cpu_s, memory_bytes=memory_bytes, spawn=spawn,
-                           writable=writable, read_only=read_only)
+                           writable=writable, read_only=read_only, extra_env=extra_env)
     return _spawn(launch, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
 
 

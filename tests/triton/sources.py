@@ -57,3 +57,21 @@ args = ["x", "y", "rows", "cols"]
 def line_of(source: str, text: str) -> int:
     """The 1-based line of the first line containing `text`."""
     return next(i for i, line in enumerate(source.splitlines(), start=1) if text in line)
+
+# saxpy through TMA tensor descriptors made on the device: Triton gives the kernel global
+# scratch memory (256 bytes per program on sm_90), which kernels/triton/gpu.py allocates
+SAXPY_DESCRIPTORS = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
+    start = tl.program_id(0) * BLOCK
+    xd = tl.make_tensor_descriptor(x_ptr, shape=[n], strides=[1], block_shape=[BLOCK])
+    yd = tl.make_tensor_descriptor(y_ptr, shape=[n], strides=[1], block_shape=[BLOCK])
+    yd.store([start], a * xd.load([start]) + yd.load([start]))
+
+
+def launch_saxpy(N):
+    return {"grid": triton.cdiv(N, 256), "BLOCK": 256}
+'''

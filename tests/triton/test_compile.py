@@ -48,7 +48,8 @@ def test_saxpy_compiles_to_cubins_with_a_plan_for_every_case(saxpy_exercise) -> 
 
 def test_a_row_softmax_with_loops_and_reductions_compiles(tmp_path: Path) -> None:
     exercise = scratch_triton_exercise(tmp_path, TRITON_SOFTMAX, SOFTMAX_DIR)
-    result = compile_triton(SOFTMAX, exercise, "gpu", "sm_90a")
+    cases = [dict(case.values) for case in default_cases(exercise)]  # value dicts do as well as Cases
+    result = compile_triton(SOFTMAX, exercise, "cuda", "sm_90a", cases)
     assert result.ok, result.log
     [binary] = result.artifact.binaries  # one BLOCK for every size: one binary
     assert binary.signature == ("*fp32", "*fp32", "i32", "i32") and binary.num_warps == 8
@@ -177,14 +178,16 @@ def test_monkeypatching_triton_cannot_forge_a_binary(saxpy_exercise) -> None:
 
 class _Forged:
     class metadata:
-        name, shared, global_scratch_size, global_scratch_align = "saxpy", 10**9, 0, 1
+        name, shared, global_scratch_size, global_scratch_align, num_warps = "saxpy", 10**9, 0, 1, 4
     asm = {"ptx": ".visible .entry saxpy(.param .u64 a)", "cubin": b"\\x7fELF" + b"\\0" * 64}
 
 
 triton.compile = lambda *args, **kwargs: _Forged()
 '''
     result = compile_triton(source, saxpy_exercise, "gpu", "sm_90")
-    assert result.status == "rejected" and code(result) == "triton_compile_interfered"
+    assert result.status == "rejected" and code(result) == "triton_compile_interfered"  # the parser refused it
+    junk = compile_triton(source.replace("_Forged()", "object()"), saxpy_exercise, "gpu", "sm_90")
+    assert junk.status == "rejected" and code(junk) == "triton_compile_interfered"  # the child could not read it
 
 
 def test_a_file_that_exits_gets_a_verdict(saxpy_exercise) -> None:

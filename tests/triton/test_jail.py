@@ -56,8 +56,8 @@ def test_the_host_files_network_and_our_folders_are_out_of_reach(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.decode().splitlines()
     assert all(line.endswith(" False") for line in lines[:6]), lines
-    assert lines[6] == "env ['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR', 'TRITON_BACKENDS_IN_TREE', 'TRITON_CACHE_DIR', " \
-                       "'TRITON_HOME']"
+    assert lines[6] == "env ['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR', 'TRITON_ALWAYS_COMPILE', " \
+                       "'TRITON_BACKENDS_IN_TREE', 'TRITON_CACHE_DIR', 'TRITON_HOME']"
     assert lines[7] == "socket 1"  # EPERM
     assert len(lines) == 8  # nothing was written outside the work folder
 
@@ -107,12 +107,20 @@ def test_a_server_may_start_no_process_or_program(tmp_path: Path, attempt: str) 
 
 def test_a_server_keeps_threads_and_numpy(tmp_path: Path) -> None:
     script = _script(tmp_path, """
-        import sys, threading, numpy
+        import os, sys, threading, numpy, kdojo_helper
+        print("interpret", os.environ["TRITON_INTERPRET"], kdojo_helper.NAME, flush=True)
         t = threading.Thread(target=lambda: None)
         t.start(); t.join()
         for line in sys.stdin:
             print(int(numpy.int64(line)) * 2, flush=True)
     """)
-    proc = jail.start_server(script, [], jail.work_dir(), cpu_s=20, memory_bytes=2 << 30)
+    proc = jail.start_server(script, [], jail.work_dir(), cpu_s=20, memory_bytes=2 << 30,
+                             extra_env={"TRITON_INTERPRET": "1"}, read_only=[_helper(tmp_path)])
     out, err = proc.communicate(b"21\n4\n", timeout=60)
-    assert (proc.returncode, out) == (0, b"42\n8\n"), err
+    assert (proc.returncode, out) == (0, b"interpret 1 helper\n42\n8\n"), err
+
+
+def _helper(tmp_path: Path) -> Path:
+    path = tmp_path / "kdojo_helper.py"
+    path.write_text("NAME = 'helper'\n")
+    return path
