@@ -33,7 +33,7 @@ from kernels.triton import interp_messages, jail
 SERVER = Path(__file__).with_name("interp_server.py")
 # What the server imports of ours, each by its file name (the sandbox shows these files only)
 SERVER_MODULES = (Path(__file__).parents[1] / "emu" / "protocol.py", Path(__file__).with_name("interp_checks.py"),
-                  Path(__file__).with_name("tensors.py"))
+                  Path(__file__).with_name("interp_fixes.py"), Path(__file__).with_name("tensors.py"))
 LEARNER_FILE = "submission.triton.py"
 SERVER_MEMORY_MB = 2048  # the server's address space: Triton's libraries take ~300 MB of it
 MAX_DIAGNOSTICS = 32

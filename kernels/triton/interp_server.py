@@ -18,7 +18,6 @@ the sandbox holds the process.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import inspect
 import io
@@ -87,18 +86,13 @@ class Server:
     def __init__(self, learner_file: str) -> None:
         from triton.runtime import interpreter
 
+        import interp_fixes
+
         self.interpreter = interpreter
         self.builder = interpreter.interpreter_builder
-        # int32 arithmetic wraps as on a GPU (a compiled kernel without debug does not check it);
-        # the interpreter's check would end such a kernel with an assertion the GPU never makes
-        self.builder.options = dataclasses.replace(self.builder.options, sanitize_overflow=False)
-        # a dict built per call, ~7% of a saxpy program's time: the same answer per type
-        interpreter._get_np_dtype = _memoised(interpreter._get_np_dtype)
-        # Triton 3.6 reads a scalar as int(array of one element), which numpy 2 refuses
-        # (`for i in range(0, n, step)` over a scalar argument); every patching of the
-        # language (each launch, each call of a @triton.jit helper such as tl.sum) gets ours
-        interpreter._patch_lang_tensor = _with_index(interpreter._patch_lang_tensor)
-        _numerics_as_on_a_gpu(interpreter, self.builder)
+        interp_fixes.apply(interpreter)
+        self._patched: set[int] | None = None  # the language modules patched in this launch
+        interpreter._patch_lang = self._patch_lang_once(interpreter._patch_lang)
         self.learner_file = learner_file
         self.checker = None
         self.module, self.import_error = self._import(learner_file)
@@ -147,6 +141,24 @@ class Server:
         b.create_atomic_rmw, b.create_atomic_cas = atomic_rmw, atomic_cas
         b.create_inline_asm = needs("tl.inline_asm_elementwise")
         b.create_extern_elementwise = needs("extern_elementwise (libdevice)")
+
+    def _patch_lang_once(self, patch_lang):
+        """Triton's interpreter patches the whole language (hundreds of attributes, found with
+        inspect.getmembers) at every call of a @triton.jit helper such as tl.sum, with the same
+        values each time and never undone: within a launch, once per module is enough (a
+        rope kernel spent most of its time there)."""
+        tl = self.interpreter.tl
+
+        def patch(fn):
+            langs = {id(v) for v in fn.__globals__.values() if isinstance(v, type(tl)) and v in (tl, tl.core)}
+            if self._patched is not None and langs and langs <= self._patched:
+                return _NO_SCOPE
+            scope = patch_lang(fn)
+            if self._patched is not None:
+                self._patched |= langs
+            return scope
+
+        return patch
 
     def serve(self, request) -> bytes:
         import interp_checks
@@ -243,6 +255,7 @@ class Server:
         plain = [n for n in names if n not in constexprs]
         call = dict(zip(plain, args))
         call.update({k: v for k, v in meta.items() if k in constexprs})
+        self._patched = set()
         scope = interp._patch_lang(fn)
         try:
             bound = inspect.getcallargs(fn, **call)
@@ -259,66 +272,15 @@ class Server:
                 done += 1
         finally:
             scope.restore()
+            self._patched = None
 
 
-def _numerics_as_on_a_gpu(interpreter, builder) -> None:
-    """Two places where Triton 3.6's interpreter computes other numbers than a GPU:
-    float32 → bfloat16 truncates (a GPU rounds to nearest even: `x.to(tl.bfloat16)` was one
-    bf16 step off, and a correct RMSNorm failed), and `tl.dot` in its default TF32 precision
-    multiplies full float32 (a GPU keeps 10 mantissa bits: a TF32 GEMM passed here and failed
-    there)."""
-    import numpy as np
-
-    tl, ir = interpreter.tl, interpreter._ir
-    convert, dot = interpreter._convert_float, builder.create_dot
-
-    def convert_float(data, input_dtype, output_dtype, rounding_mode):
-        if input_dtype == tl.float32 and output_dtype == tl.bfloat16 and rounding_mode != ir.ROUNDING_MODE.RTZ:
-            bits = np.asarray(data, dtype=np.float32).view(np.uint32).astype(np.uint64)
-            rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-            nan = np.isnan(np.asarray(data, dtype=np.float32))
-            rounded[nan] = ((bits[nan] >> 16) | 0x40).astype(np.uint16)
-            return rounded.reshape(np.shape(data))
-        return convert(data, input_dtype, output_dtype, rounding_mode)
-
-    def tf32(handle):
-        bits = handle.data.astype(np.float32).view(np.uint32)
-        finite = np.isfinite(handle.data)
-        rounded = np.where(finite, (bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000), bits)
-        return interpreter.TensorHandle(rounded.view(np.float32), handle.dtype)
-
-    def create_dot(a, b, d, input_precision, max_num_imprecise_acc):
-        if input_precision == ir.INPUT_PRECISION.TF32 and a.dtype.scalar == tl.float32 \
-                and b.dtype.scalar == tl.float32:
-            a, b = tf32(a), tf32(b)
-        return dot(a, b, d, input_precision, max_num_imprecise_acc)
-
-    interpreter._convert_float = convert_float
-    builder.create_dot = create_dot
+class _NoScope:
+    def restore(self) -> None:
+        pass
 
 
-def _with_index(patch_lang_tensor):
-    def patch(tensor, scope) -> None:
-        patch_lang_tensor(tensor, scope)
-        scope.set_attr(tensor, "__index__", _index)
-    return patch
-
-
-def _index(tensor) -> int:
-    return int(tensor.handle.data.reshape(-1)[0]) if tensor.handle.data.size == 1 else int(tensor.handle.data)
-
-
-def _memoised(function):
-    """`function` of one Triton type, remembered by the type's name (not every type hashes)."""
-    seen: dict[str, object] = {}
-
-    def memo(tt_dtype):
-        key = f"{type(tt_dtype).__name__}:{tt_dtype}"
-        if key not in seen:
-            seen[key] = function(tt_dtype)
-        return seen[key]
-
-    return memo
+_NO_SCOPE = _NoScope()
 
 
 def _programs(grid: tuple[int, int, int], reverse: bool):
