@@ -219,3 +219,22 @@ def test_each_kind_of_judge_message_reads_in_korean_on_a_gpu(gpu_judge, kind: st
     assert doc["verdict"] not in ("accepted", "internal_error"), (kind, doc["message"])
     korean = render([doc])[0]
     assert english_left(korean["text"]) == [], (kind, korean["text"], korean["code"])
+
+
+def test_every_code_the_judges_source_names_is_registered() -> None:
+    """Every `Message(text, "code", …)` in kernels/ names a registered code with exactly its
+    parameters, also on a path no test reaches (Message() refuses an unknown code only when run)."""
+    import ast
+
+    root = HERE.parents[1] / "kernels"
+    found: dict[str, set[str]] = {}
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Message" and len(node.args) >= 2
+                    and isinstance(node.args[1], ast.Constant)):
+                code = node.args[1].value
+                if all(k.arg for k in node.keywords):  # no **params: the keywords are the parameters
+                    assert {k.arg for k in node.keywords} == set(MESSAGE_CODES.get(code, ())), (path.name, code)
+                found.setdefault(code, set()).add(path.name)
+    assert len(found) > 60, sorted(found)
+    assert sorted(code for code in found if code not in MESSAGE_CODES) == []
