@@ -120,8 +120,8 @@ def grades(
     track: str | None = None, lesson: str | None = None, exercises: str | None = None,
     format: Literal["json", "csv"] = "json",
     language: Annotated[str | None, Query(max_length=32, json_schema_extra={"enum": list(LANGUAGES)},
-                                          description="one kernel language's grades only: "
-                                          "\"cuda\" or \"triton\" (default: all, each also under `by_language`)")] = None,
+                                          description="one kernel language's grades only: \"cuda\" or "
+                                          "\"triton\" (default: all, each also under `by_language`)")] = None,
 ) -> Response | dict[str, Any]:
     """Learners × exercises (best verdict, best time in ms, attempts, XP) of one track,
     one lesson, or a comma-separated exercise list; `format=csv` for a spreadsheet."""

@@ -42,8 +42,9 @@ class PreviousProfileOut(BaseModel):
 
 
 LanguageName = Annotated[str, Field(
-    max_length=32, json_schema_extra={"enum": list(LANGUAGES)}, description="the kernel language of `source`: \"cuda\" (CUDA C++) or \"triton\" (Triton); "
-                               "one the exercise offers (`GET /api/exercises/{id}`: `languages`)")]
+    max_length=32, json_schema_extra={"enum": list(LANGUAGES)},
+    description="the kernel language of `source`: \"cuda\" (CUDA C++) or \"triton\" (Triton); "
+                "one the exercise offers (`GET /api/exercises/{id}`: `languages`)")]
 
 
 class SubmissionOut(BaseModel):

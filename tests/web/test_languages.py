@@ -30,7 +30,7 @@ EXERCISE_XP = 50  # its exercise.toml
 
 
 def _client(tmp_path: Path, lessons: Path, **overrides: object) -> Iterator[TestClient]:
-    settings: Settings = make_settings(tmp_path, lessons, embedded_worker=False, **overrides)
+    settings: Settings = make_settings(tmp_path, lessons, **{"embedded_worker": False, **overrides})
     migrate(settings.database_url)
     with TestClient(create_app(settings), base_url="http://testserver") as client:
         client.get("/api/me/progress")  # the CSRF cookie
@@ -356,3 +356,27 @@ def test_triton_instructions_in_one_language_only_are_refused(tmp_path: Path) ->
     files = load_catalog(root).lessons["add-one"].exercise_files[0]
     assert files.instructions_for("triton", "en") == files.instructions_md["en"]
     assert files.reference_for("triton") == (ADD_ONE / "reference.triton.py").read_text()
+
+
+# --- the worker hands the language to the judge ---------------------------------------------
+
+def test_a_triton_submission_is_never_judged_as_cuda(tmp_path: Path) -> None:
+    """Through the real worker and judge (emulator): whatever this judge can do with
+    Triton, the Python source is never compiled as CUDA and blamed on the learner. A
+    judge without the language seam says it is our fault (internal_error); with it,
+    the result is Triton's (tests/web/test_language_seam.py judges it through)."""
+    import time
+
+    for client in _client(tmp_path, build_triton_lessons(tmp_path / "lessons"), embedded_worker=True,
+                          worker_threads=1):
+        created = post(client, source=(ADD_ONE / "reference.triton.py").read_text(), language="triton")
+        assert created.status_code == 202
+        deadline = time.monotonic() + 120
+        while (body := client.get(f"/api/submissions/{created.json()['id']}").json())["status"] != "done":
+            assert time.monotonic() < deadline, body
+            time.sleep(0.2)
+        assert body["language"] == "triton"
+        if body["verdict"] == "internal_error":
+            assert "not yours" in body["result"]["message"]
+        else:  # judged (or refused) as Triton, never compiled by NVRTC or g++ as CUDA
+            assert body["result"]["language"] == "triton"
