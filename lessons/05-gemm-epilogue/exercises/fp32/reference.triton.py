@@ -7,6 +7,9 @@
 # inputs). The epilogue runs on the accumulator tile: D is written once.
 # Programs are numbered down columns of GROUP tiles so that neighbours share
 # rows of A and columns of B in L2.
+# The "ieee" dot runs on the FMA units; its inner loop is about 77% FMAs (the
+# rest shared-memory loads and addressing), against about 90% for the CUDA
+# reference's 8x8 register tile, so it is expected to trail that kernel.
 import triton
 import triton.language as tl
 

@@ -2,6 +2,9 @@
 # A fixed grid of programs sweeps the data BLOCK bytes at a time, counting into a
 # private 256-bin histogram (tl.histogram), and adds it to `bins` once at the end
 # with one atomic per bin and program. bins starts at 0.
+# tl.histogram counts with warp votes (eight per byte for 256 bins): about 75
+# instructions a byte, against a few for the CUDA reference's shared-memory
+# atomics, which Triton does not offer. Expect this one several times slower.
 import triton
 import triton.language as tl
 
