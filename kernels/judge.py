@@ -152,6 +152,7 @@ class Judge:
         languages.get(language)  # an unknown name is the caller's error, said now
         if language not in exercise.languages:
             return self._not_offered(exercise, language, emit)
+        exercise = languages.judged_exercise(exercise, language, self.timed)  # its deadlines (#29)
         self.cancel_profile()
         with self._lock:
             started = time.monotonic()
@@ -262,6 +263,13 @@ class Judge:
                                 message=message, timings_note=None if self.timed else EMU_TIMINGS_NOTE,
                                 language=job_doc.get("language", "cuda"))
 
+    def _tests_budget(self, state: _State) -> float:
+        """The tests' wall budget for the attempt's language: on the CPU scaled by the
+        language's `cpu_time_scale` (Triton's interpreter, #29)."""
+        if self.timed:
+            return self.tests_budget_s
+        return self.tests_budget_s * float(getattr(languages.get(state.language), "cpu_time_scale", 1.0))
+
     def _case_deadline(self, state: _State, exercise: Exercise) -> float:
         """The earlier of this case's run_s (+ slack) and the end of the tests' budget."""
         now = time.monotonic()
@@ -269,7 +277,7 @@ class Judge:
         if state.tests_started is None:
             state.tests_started = now
         case_end = now + exercise.limits.run_s + SLACK_S
-        budget_end = state.tests_started + self.tests_budget_s
+        budget_end = state.tests_started + self._tests_budget(state)
         state.budget_binds = budget_end < case_end
         return min(case_end, budget_end)
 
@@ -397,7 +405,7 @@ class Judge:
             return "memory_limit_exceeded", Message(
                 f"memory limit exceeded: the job ran past its {megabytes} MB", "memory_limit", megabytes=megabytes)
         if state.budget_binds:
-            budget = self.tests_budget_s
+            budget = self._tests_budget(state)
             return "time_limit_exceeded", Message(
                 f"time limit exceeded: the tests ran past their {budget:g} s budget (stopped after "
                 f"{total:.1f} s of tests, {elapsed:.1f} s into this case)", "time_limit", seconds=budget)

@@ -94,8 +94,10 @@ def _run_job(job: dict[str, Any], target: Any, lessons: str | None, emit) -> dic
     from kernels.catalog import find_exercise
     from kernels.pipeline import run_pipeline, run_profile
 
-    exercise = find_exercise(job["exercise"], lessons)
+    from kernels import languages
+
     language = str(job.get("language") or "cuda")
+    exercise = languages.judged_exercise(find_exercise(job["exercise"], lessons), language, target.timed)
     if job.get("mode") == "profile":
         return {"profile": run_profile(exercise, job["source"], target, int(job["seed"]), emit,
                                        job.get("benchmark"), language=language)}

@@ -14,6 +14,9 @@ A language is one module here exposing
     tolerance(exercise) -> (rtol, atol)
                   the checks' tolerances for this language
     profiled      True when the profiler (#16) can read this language's attempts
+    cpu_time_scale
+                  how much longer than a CUDA attempt its cases may run on a target that
+                  does not time (the CPU): Triton's interpreter runs the learner's Python
 
 Adding a language: one module here, a section in exercise.toml (kernels/spec.py), an
 editor mode on the page, and — where its binary is not a CUBIN the `cuda` target loads
@@ -23,8 +26,10 @@ or a program the `emu` target builds — a loader on each target (docs/architect
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from types import ModuleType
+from typing import Any
 
 NAMES = ("cuda", "triton")
 _SUFFIXES = {".triton.py": "triton", ".cu": "cuda"}  # the longest suffix first
@@ -44,6 +49,16 @@ def get(name: str) -> ModuleType:
     if name not in NAMES:
         raise UnknownLanguage(f"unknown language {name!r} (choose {', '.join(NAMES)})")
     return importlib.import_module(f"kernels.languages.{name}")
+
+
+def judged_exercise(exercise: Any, language: str, timed: bool) -> Any:
+    """`exercise` as judged in `language` on a target that times (`timed`) or not: on
+    the CPU its run limits scaled by the language's `cpu_time_scale`."""
+    scale = 1.0 if timed else float(getattr(get(language), "cpu_time_scale", 1.0))
+    if scale == 1.0:
+        return exercise
+    limits = dataclasses.replace(exercise.limits, run_s=exercise.limits.run_s * scale)
+    return dataclasses.replace(exercise, limits=limits)
 
 
 def from_filename(filename: str, default: str = "cuda") -> str:

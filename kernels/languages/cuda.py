@@ -14,6 +14,7 @@ name = "cuda"
 title = "CUDA C++"
 suffix = ".cu"
 editor_mode = "cuda"
+cpu_time_scale = 1.0  # the emulator's limits are set for CUDA attempts
 profiled = True  # the profiler (kernels/profile/) reads this language
 
 
