@@ -14,7 +14,10 @@ LOG2E = tl.constexpr(1.4426950408889634)
 
 
 @triton.jit
-def cross_entropy(logits, targets, loss, grad, rows, vocab, BLOCK: tl.constexpr):
+def cross_entropy(logits, targets, loss, grad, rows, vocab, BLOCK: tl.constexpr, VW: tl.constexpr):
+    # VW = 4 when vocab % 4 == 0: vocab and the masks are written so that the
+    # compiler sees multiples of 4 (rows start on 16 bytes, 16-byte accesses)
+    vocab = (vocab // VW) * VW
     # BEGIN FILL-IN
     row = tl.program_id(0)
     base = row.to(tl.int64) * vocab
@@ -31,4 +34,5 @@ def cross_entropy(logits, targets, loss, grad, rows, vocab, BLOCK: tl.constexpr)
 
 def launch_cross_entropy(rows, vocab):
     block = min(4096, triton.next_power_of_2(vocab))
-    return {"grid": (rows,), "BLOCK": block, "num_warps": 8 if block >= 4096 else 4}
+    return {"grid": (rows,), "BLOCK": block, "VW": 4 if vocab % 4 == 0 else 1,
+            "num_warps": 8 if block >= 4096 else 4}
