@@ -14,6 +14,7 @@ from app.content import Catalog
 from app.i18n import js_strings, remember_lang, request_lang
 from app.services.progress import LearnerState, learner_state, learner_summary
 from app.templating import PageData, html_json, templates
+from kernels import targets
 from kernels.contract import page_events
 
 
@@ -69,7 +70,7 @@ def base_context(request: Request, session: Any, user: Any, catalog: Catalog) ->
     shared = shared_page_data(lang, catalog)
     return {
         # the footer says where kernels are judged, truthfully (#13)
-        "judge_on": {"cuda": "gpu", "emu": "emu"}.get(backend or "", "none"),
+        "judge_on": "gpu" if targets.timed(backend) else "emu" if backend else "none",
         # the language switch keeps the rest of the query (next=, …); urlencoded (#13)
         "lang_switch_query": urlencode(kept),
         "unread_notifications": state.unread_notifications,

@@ -224,3 +224,25 @@ def test_job_documents_name_the_language(block_sum):
            "seed": 3}
     doc = _run_job(job, _emu(), None, lambda event: None)
     assert (doc["language"], doc["message_code"]) == ("triton", "language_not_offered")
+
+
+@pytest.mark.gpu
+def test_the_gpu_target_loads_the_cubin_the_language_made(block_sum):
+    target = targets.create("cuda")
+    source = (BLOCK_SUM / "reference.cu").read_text()
+    compiled = languages.get("cuda").compile(source, block_sum, target.name, target.arch)
+    assert compiled.ok and compiled.cubin
+    program = target.build(block_sum, source, compiled)
+    assert set(program.handle["functions"]) == {"block_sum"}
+
+
+@pytest.mark.gpu
+def test_a_gpu_judgement_says_its_language_and_refuses_one_not_offered():
+    from kernels.judge import Judge
+
+    with Judge(REPO / "lessons", backend="cuda", keep_spare=False) as judge:
+        doc = judge.run((BLOCK_SUM / "reference.cu").read_text(), "reduction.block_sum", bench=False)
+        assert (doc["verdict"], doc["language"], doc["backend"]) == ("accepted", "cuda", "cuda")
+        refused = judge.run(TRITON_SOURCE, "reduction.block_sum", language="triton")
+        assert (refused["verdict"], refused["message_code"]) == ("rejected", "language_not_offered")
+        assert result_doc.validate(doc) == [] and result_doc.validate(refused) == []

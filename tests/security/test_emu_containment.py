@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from kernels import pipeline
+from kernels.languages import cuda as cuda_language
 from kernels.catalog import find_exercise
 from kernels.compile import CompileResult
 from kernels.constants import read_constants
@@ -69,7 +70,7 @@ def _bypass_checks(mp: pytest.MonkeyPatch, keep_preprocessed: bool = False, keep
         constants, _, _ = read_constants(source, exercise)
         return CompileResult("ok", 0.0, constants=constants)
 
-    mp.setattr(pipeline, "compile_submission", compiled_ok)
+    mp.setattr(cuda_language, "compile_submission", compiled_ok)  # NVRTC's checks, for the CUDA language
     mp.setattr(emu_backend, "prepare", lambda source: source)
     if not keep_poison:
         # g++'s own refusal of asm and no_sanitize in the learner's code (kernels/emu/launcher.py),
