@@ -159,7 +159,7 @@ def test_a_language_the_exercise_does_not_offer_is_rejected(block_sum):
     assert doc["message_params"] == {"language": "Triton", "exercise": "reduction.block_sum"}
 
 
-@pytest.mark.skipif(triton_ready(), reason="Triton is installed: tests/triton judges it")
+@pytest.mark.skipif(triton_ready(), reason="Triton is installed: tests/triton_lang judges it")
 def test_triton_without_its_toolchain_is_rejected_not_internal_error(scratch_exercise):
     spec = scratch_exercise / "exercise.toml"
     spec.write_text(spec.read_text() + TRITON_SECTION)

@@ -14,8 +14,8 @@ from kernels.plan import buffer_shapes, case_dict, env_for, load_reference
 from kernels.triton import interp
 from kernels.triton.compile import compile_triton
 from kernels.triton.launches import triton_launches
-from tests.triton.conftest import SOFTMAX_DIR, scratch_triton_exercise
-from tests.triton.sources import SAXPY, SOFTMAX, TRITON_SOFTMAX, line_of
+from tests.triton_lang.conftest import SOFTMAX_DIR, scratch_triton_exercise
+from tests.triton_lang.sources import SAXPY, SOFTMAX, TRITON_SOFTMAX, line_of
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

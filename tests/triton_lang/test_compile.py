@@ -13,8 +13,8 @@ from kernels.plan import env_for
 from kernels.triton import jail
 from kernels.triton.compile import MAX_SOURCE_BYTES, compile_triton, default_cases
 from kernels.triton.launches import triton_launches
-from tests.triton.conftest import SOFTMAX_DIR, scratch_triton_exercise
-from tests.triton.sources import SAXPY, SOFTMAX, TRITON_SOFTMAX, line_of
+from tests.triton_lang.conftest import SOFTMAX_DIR, scratch_triton_exercise
+from tests.triton_lang.sources import SAXPY, SOFTMAX, TRITON_SOFTMAX, line_of
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

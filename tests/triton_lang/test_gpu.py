@@ -11,8 +11,8 @@ from kernels.plan import env_for
 from kernels.triton.compile import compile_triton
 from kernels.triton.gpu import load_program
 from kernels.triton.launches import triton_launches
-from tests.triton.conftest import SOFTMAX_DIR, scratch_triton_exercise
-from tests.triton.sources import SAXPY, SAXPY_DESCRIPTORS, SOFTMAX, TRITON_SOFTMAX
+from tests.triton_lang.conftest import SOFTMAX_DIR, scratch_triton_exercise
+from tests.triton_lang.sources import SAXPY, SAXPY_DESCRIPTORS, SOFTMAX, TRITON_SOFTMAX
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("sandbox")]
 SENTINEL = np.float32(-7.25)
