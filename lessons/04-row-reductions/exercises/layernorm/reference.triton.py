@@ -14,7 +14,7 @@ def layernorm_row(x_row, w_ptr, b_ptr, y_row, cols, eps, BLOCK: tl.constexpr, ON
     if ONE_SWEEP:
         mask = cs < cols
         x = tl.load(x_row + cs, mask=mask, other=0.0)
-        mean = tl.sum(x, axis=0) / cols
+        mean = tl.div_rn(tl.sum(x, axis=0), cols.to(tl.float32))  # exact: Triton's / is approximate
         d = tl.where(mask, x - mean, 0.0)  # the masked lanes must add nothing to the variance
         rstd = 1.0 / tl.sqrt(tl.sum(d * d, axis=0) / cols + eps)
         w = tl.load(w_ptr + cs, mask=mask)
@@ -29,7 +29,7 @@ def layernorm_row(x_row, w_ptr, b_ptr, y_row, cols, eps, BLOCK: tl.constexpr, ON
             d = tl.where(mask, tl.load(x_row + start + cs, mask=mask, other=0.0) - k, 0.0)
             s1 += d
             s2 += d * d
-        shift = tl.sum(s1, axis=0) / cols  # mean - k
+        shift = tl.div_rn(tl.sum(s1, axis=0), cols.to(tl.float32))  # mean - k, rounded exactly
         mean = k + shift
         rstd = 1.0 / tl.sqrt(tl.maximum(tl.sum(s2, axis=0) / cols - shift * shift, 0.0) + eps)
         for start in range(0, cols, BLOCK):

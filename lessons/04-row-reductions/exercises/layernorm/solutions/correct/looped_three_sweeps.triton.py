@@ -13,7 +13,7 @@ def layernorm(x_ptr, w_ptr, b_ptr, y_ptr, rows, cols, eps, BLOCK: tl.constexpr):
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
     for start in range(0, cols, BLOCK):
         acc += tl.load(x_row + start + cs, mask=start + cs < cols, other=0.0)
-    mean = tl.sum(acc, axis=0) / cols
+    mean = tl.div_rn(tl.sum(acc, axis=0), cols.to(tl.float32))  # exact: Triton's / is approximate
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
     for start in range(0, cols, BLOCK):
         mask = start + cs < cols
