@@ -149,3 +149,8 @@ async def get_owner(request: Request, user: CurrentUser) -> Owner:
 
 
 OwnerDep = Annotated[Owner, Depends(get_owner)]
+
+
+# A query filter's text: PostgreSQL's text cannot hold a NUL byte, so a filter with one is
+# not valid (422), said in the schema rather than found by the database.
+NoNulText = Annotated[str, Query(pattern=r"^[^\x00]*$")]

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, BeforeValidator, Field
 
 from app.admin.auth import GradingRead, GradingWrite
-from app.deps import CatalogDep, DbInt, IdPath, PageQuery, SessionDep
+from app.deps import CatalogDep, DbInt, IdPath, NoNulText, PageQuery, SessionDep
 from app.routing import SessionRoute
 from app.content import LANGUAGES
 from app.services import admin_grades, admin_grading
@@ -59,14 +59,16 @@ def _enqueue(request: Request, ids: list[int]) -> None:
 @router.get("/submissions")
 def list_submissions(
     session: SessionDep, _actor: GradingRead,
-    learner: str | None = None, exercise: str | None = None, verdict: str | None = None,
-    backend: str | None = None, since: IsoDatetime | None = None, until: IsoDatetime | None = None,
+    learner: NoNulText | None = None, exercise: NoNulText | None = None, verdict: NoNulText | None = None,
+    backend: NoNulText | None = None, since: IsoDatetime | None = None, until: IsoDatetime | None = None,
     flagged: bool | None = None, page: PageQuery = 1,
     per_page: Annotated[int, Query(ge=1, le=admin_grading.MAX_PAGE)] = 50,
     language: Annotated[str | None, Query(max_length=32, json_schema_extra={"enum": list(LANGUAGES)},
                                           description="a kernel language: \"cuda\" or \"triton\"")] = None,
 ) -> dict[str, Any]:
     """Submissions, newest first, with `total` for paging. Dates are UTC."""
+    if language is not None:
+        check_language_name(language)  # the schema's enum, held (422 language_unknown)
     f = SubmissionFilter(learner, exercise, verdict, backend, _naive(since), _naive(until), flagged, language)
     return admin_grading.list_submissions(session, f, page, per_page)
 
@@ -114,10 +116,13 @@ def flag(submission_id: IdPath, body: FlagIn, session: SessionDep, actor: Gradin
     return {"id": row.id, "flagged": row.flagged}
 
 
-@router.get("/grades", response_model=None)
+@router.get("/grades", response_model=None, responses={
+    200: {"description": "the grades as JSON, or with `format=csv` as a spreadsheet",
+          "content": {"application/json": {"schema": {"type": "object"}},
+                      "text/csv": {"schema": {"type": "string"}}}}})
 def grades(
     session: SessionDep, catalog: CatalogDep, _actor: GradingRead,
-    track: str | None = None, lesson: str | None = None, exercises: str | None = None,
+    track: NoNulText | None = None, lesson: NoNulText | None = None, exercises: NoNulText | None = None,
     format: Literal["json", "csv"] = "json",
     language: Annotated[str | None, Query(max_length=32, json_schema_extra={"enum": list(LANGUAGES)},
                                           description="one kernel language's grades only: \"cuda\" or "

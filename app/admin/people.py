@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.admin.auth import ContentAdmin, UsersAdmin
 from app.api.comments import forget_anonymous_page
-from app.deps import IdPath, PageQuery, SessionDep
+from app.deps import IdPath, NoNulText, PageQuery, SessionDep
 from app.routing import SessionRoute
 from app.services import account_recovery, admin_audit, admin_tokens, admin_users, invites
 
@@ -55,7 +55,7 @@ class TokenIn(BaseModel):
 
 
 @router.get("/users")
-def list_users(session: SessionDep, _actor: UsersAdmin, role: str | None = None, q: str | None = None,
+def list_users(session: SessionDep, _actor: UsersAdmin, role: NoNulText | None = None, q: NoNulText | None = None,
                page: Page = 1, per_page: PerPage = 50) -> dict[str, Any]:
     return admin_users.list_users(session, role, q, page, per_page)
 
@@ -158,8 +158,8 @@ def resolve_bug_report(report_id: IdPath, body: ResolveIn, session: SessionDep,
 
 
 @router.get("/audit")
-def audit(session: SessionDep, _actor: UsersAdmin, action: str | None = None, actor: str | None = None,
-          target_type: str | None = None, target_id: str | None = None,
+def audit(session: SessionDep, _actor: UsersAdmin, action: NoNulText | None = None, actor: NoNulText | None = None,
+          target_type: NoNulText | None = None, target_id: NoNulText | None = None,
           page: Page = 1, per_page: PerPage = 50) -> dict[str, Any]:
     """Every admin action, newest first: who, through which credential, what, when, why."""
     total, items = admin_audit.page(session, action=action, actor=actor, target_type=target_type,

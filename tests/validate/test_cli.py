@@ -147,5 +147,8 @@ def test_a_real_lesson_validates_on_the_judge():
     report = validate(REPO_ROOT / "lessons" / "01-elementwise", backend="auto")
     assert report.ok, report.render()
     checks = report.lessons[0].checks
-    assert len(checks) == 2 + len(list((REPO_ROOT / "lessons/01-elementwise/exercises/saxpy/solutions").glob("*/*.cu")))
+    saxpy = REPO_ROOT / "lessons/01-elementwise/exercises/saxpy"
+    # a reference and a starter per language, and every solution in either (#29: CUDA and Triton)
+    assert len(checks) == 2 * 2 + len(list((saxpy / "solutions").glob("*/*.cu"))) \
+        + len(list((saxpy / "solutions").glob("*/*.triton.py")))
     assert all(c.status == "pass" for c in checks)
