@@ -266,9 +266,7 @@ class Judge:
     def _tests_budget(self, state: _State) -> float:
         """The tests' wall budget for the attempt's language: on the CPU scaled by the
         language's `cpu_time_scale` (Triton's interpreter, #29)."""
-        if self.timed:
-            return self.tests_budget_s
-        return self.tests_budget_s * float(getattr(languages.get(state.language), "cpu_time_scale", 1.0))
+        return self.tests_budget_s * languages.time_scale(state.language, self.timed)
 
     def _case_deadline(self, state: _State, exercise: Exercise) -> float:
         """The earlier of this case's run_s (+ slack) and the end of the tests' budget."""

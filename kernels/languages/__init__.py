@@ -51,10 +51,16 @@ def get(name: str) -> ModuleType:
     return importlib.import_module(f"kernels.languages.{name}")
 
 
+def time_scale(language: str, timed: bool) -> float:
+    """How much longer than the exercise's limits an attempt in `language` may run: its
+    `cpu_time_scale` on a target that does not time (the CPU), else 1."""
+    return 1.0 if timed else float(get(language).cpu_time_scale)
+
+
 def judged_exercise(exercise: Any, language: str, timed: bool) -> Any:
     """`exercise` as judged in `language` on a target that times (`timed`) or not: on
-    the CPU its run limits scaled by the language's `cpu_time_scale`."""
-    scale = 1.0 if timed else float(getattr(get(language), "cpu_time_scale", 1.0))
+    the CPU its run limits scaled by `time_scale`."""
+    scale = time_scale(language, timed)
     if scale == 1.0:
         return exercise
     limits = dataclasses.replace(exercise.limits, run_s=exercise.limits.run_s * scale)
