@@ -87,7 +87,7 @@ class Lesson:
         return self.texts[lang].summary
 
     def body_html(self, lang: str) -> str:
-        return render_markdown(self.texts[lang].body_md, lang, f"/lessons/{self.id}/figures/")
+        return render_markdown(self.texts[lang].body_md, lang, f"/lessons/{self.id}/figures/", str(self.dir))
 
     @property
     def exercise_ids(self) -> tuple[str, ...]:

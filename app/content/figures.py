@@ -47,6 +47,30 @@ def figure_path(lesson_dir: Path, name: str) -> Path | None:
     return path if path.parent == folder and path.is_file() else None
 
 
+def figure_size(path: Path) -> tuple[int, int] | None:
+    """A figure's intrinsic width and height (an SVG's viewBox, a PNG's header),
+    or None when they cannot be read. The page gives them to `<img>` so the
+    browser keeps the figure's room before it loads and the text below does not jump."""
+    try:
+        data = path.read_bytes()[:MAX_FIGURE_BYTES + 1]
+    except OSError:
+        return None
+    if path.suffix == ".png":
+        if not data.startswith(_PNG_MAGIC) or len(data) < 24:
+            return None
+        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    else:
+        match = re.search(rb"<svg\b[^>]*?\bviewBox\s*=\s*[\"']\s*([-\d.eE+]+)[\s,]+([-\d.eE+]+)[\s,]+"
+                          rb"([\d.eE+]+)[\s,]+([\d.eE+]+)\s*[\"']", data)
+        if not match:
+            return None
+        try:
+            width, height = round(float(match[3])), round(float(match[4]))
+        except ValueError:
+            return None
+    return (width, height) if 0 < width <= 100_000 and 0 < height <= 100_000 else None
+
+
 def figure_problem(name: str, data: bytes) -> str | None:
     """Why these bytes may not be served as figure `name`; None when they may."""
     if len(data) > MAX_FIGURE_BYTES:

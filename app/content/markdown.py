@@ -15,6 +15,7 @@ import functools
 import html
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -27,7 +28,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from app.content.figures import figure_name
+from app.content.figures import figure_name, figure_path, figure_size
 
 ADMONITIONS = ("hint", "note", "warning")
 _ADMONITION_TITLES = {
@@ -152,8 +153,15 @@ def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: Any, en
     base = env.get("figures_url")
     if name is None or not base:  # not a figure of this lesson: nothing to fetch
         return f'<span class="figure-missing">{alt}</span>'
-    # Explicit width and height would fix an SVG's size; CSS scales it to the column instead.
-    return f'<img class="lesson-figure" src="{html.escape(base + name, quote=True)}" alt="{alt}" loading="lazy">'
+    # width and height give the browser the figure's proportions, so its room is kept
+    # before the lazy load and nothing below it moves; CSS scales it to the column.
+    size = ""
+    path = figure_path(Path(env["figures_dir"]), name) if env.get("figures_dir") else None
+    dims = figure_size(path) if path else None
+    if dims:
+        size = f' width="{dims[0]}" height="{dims[1]}"'
+    return (f'<img class="lesson-figure" src="{html.escape(base + name, quote=True)}" alt="{alt}"{size}'
+            ' loading="lazy">')
 
 
 def _render_table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict) -> str:
@@ -187,12 +195,13 @@ def _parser() -> MarkdownIt:
 
 
 @functools.lru_cache(maxsize=512)
-def render_markdown(text: str, lang: str = "ko", figures_url: str = "") -> str:
+def render_markdown(text: str, lang: str = "ko", figures_url: str = "", figures_dir: str = "") -> str:
     """Markdown → HTML (cached by text and language: a page render is a lookup).
-    `figures_url` (`/lessons/<id>/figures/`) is where `figures/…` images are served."""
+    `figures_url` (`/lessons/<id>/figures/`) is where `figures/…` images are served,
+    `figures_dir` the lesson's folder their sizes are read from."""
     if lang not in _ADMONITION_TITLES:
         raise ValueError(f"unknown language {lang!r}")
-    return _parser().render(text, {"lang": lang, "figures_url": figures_url})
+    return _parser().render(text, {"lang": lang, "figures_url": figures_url, "figures_dir": figures_dir})
 
 
 def images(text: str) -> list[tuple[str, str]]:

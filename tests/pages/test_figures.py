@@ -28,6 +28,23 @@ def test_a_figure_becomes_an_img_at_the_lessons_figure_url() -> None:
                     'alt="A warp&#x27;s &quot;32&quot; loads" loading="lazy"></p>\n')
 
 
+def test_a_figure_carries_its_proportions_so_the_text_below_does_not_jump(tmp_path: Path) -> None:
+    """The lazy figure keeps its room before it loads: a click aimed at the tabs
+    below it must not land on whatever slid into their place."""
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    (figures / "wide.svg").write_bytes(SVG.replace(b'viewBox="0 0 10 10"', b'viewBox="0 0 480 364.4"'))
+    (figures / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + (640).to_bytes(4, "big")
+                                        + (90).to_bytes(4, "big") + b"\x08\x02\x00\x00\x00")
+    (figures / "broken.svg").write_bytes(b"<svg xmlns='http://www.w3.org/2000/svg'/>")
+    text = "![w](figures/wide.svg) ![p](figures/photo.png) ![b](figures/broken.svg) ![m](figures/missing.svg)"
+    html = render_markdown(text, "en", "/lessons/x/figures/", str(tmp_path))
+    assert 'src="/lessons/x/figures/wide.svg" alt="w" width="480" height="364" loading="lazy"' in html
+    assert 'src="/lessons/x/figures/photo.png" alt="p" width="640" height="90" loading="lazy"' in html
+    assert 'src="/lessons/x/figures/broken.svg" alt="b" loading="lazy"' in html
+    assert 'src="/lessons/x/figures/missing.svg" alt="m" loading="lazy"' in html
+
+
 @pytest.mark.parametrize("src", ["https://example.com/a.svg", "figures/../lesson.toml", "figures/a.gif",
                                  "/static/favicon.svg", "figures/sub/a.svg"])
 def test_any_other_image_address_is_shown_as_its_alt_text_never_fetched(src: str) -> None:
