@@ -15,6 +15,7 @@ when each of its exercises is solved in some language.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from kernels import targets
@@ -77,6 +78,30 @@ def further_language_xp(full_xp: int) -> int:
 def language_key(key: str, language: str) -> str:
     """The award key of a further language: `exercise:<id>@triton` (the first holds `key`)."""
     return f"{key}@{language}"
+
+
+def awarded_exercise(key: str) -> str | None:
+    """The exercise an award's key belongs to: `exercise:<id>` and `tier:<id>:<tier>`, each
+    with or without `@<language>`; None for a lesson's, an override's or any other key."""
+    base = key.partition("@")[0]
+    kind, _, rest = base.partition(":")
+    if kind == "exercise" and rest:
+        return rest
+    if kind == "tier" and ":" in rest:
+        return rest.rpartition(":")[0]
+    return None
+
+
+def language_award(full_xp: int, earned: Mapping[str, int], language: str) -> tuple[str, int]:
+    """What an exercise worth `full_xp` brings in `language`, given what each language has
+    earned on it (`{language: XP of its acceptance and speed tiers}`): ("earned", that XP)
+    once `language` has earned; else ("full", full_xp) while no language has; else
+    ("share", further_language_xp(full_xp)). The lesson page's XP badge says this."""
+    if earned.get(language, 0) > 0:
+        return "earned", earned[language]
+    if any(xp > 0 for xp in earned.values()):
+        return "share", further_language_xp(full_xp)
+    return "full", full_xp
 
 
 def level_for(xp: int) -> Level:

@@ -49,6 +49,7 @@ def shared_page_data(lang: str, catalog: Catalog) -> dict[str, tuple[Any, str]]:
     values = {
         "strings": js_strings(lang),
         "levels": levels_table(),
+        "xpShare": xp_rules.FURTHER_LANGUAGE_SHARE,  # what a further kernel language earns (#29)
         "lessons": lessons_table(catalog),
         "achievementTitles": {a.id: a.title_ko if lang == "ko" else a.title_en for a in ACHIEVEMENTS},
         "events": page_events(),  # the submission stream's event names (kernels.contract.Event)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse
 
+from app import xp as xp_rules
 from app.content import DEFAULT_LANGUAGE, LANGUAGES, Catalog, Lesson, render_inline, render_markdown
 from app.db import open_session
 from app.deps import load_user
@@ -41,9 +42,11 @@ def profiling_here(backend: str | None) -> str:
 
 
 def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str], profiling: str = "on",
-                  solved_in: dict[str, list[str]] | None = None) -> dict[str, Any]:
+                  solved_in: dict[str, list[str]] | None = None,
+                  earned: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
     """One exercise panel's inputs. `solved`: exercise ids passed in any kernel language;
-    `solved_in`: {exercise id: languages passed in} (#29; None: every solved one in CUDA)."""
+    `solved_in`: {exercise id: languages passed in} (#29; None: every solved one in CUDA);
+    `earned`: {exercise id: {language: XP earned in it}} (the learner summary's `exercise_xp`)."""
     exercise = lesson.exercises[index]
     files = lesson.exercise_files[index]
     passed = (solved_in or {}).get(exercise.id, []) if solved_in is not None else \
@@ -51,11 +54,14 @@ def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str], profi
     languages = [language_view(exercise, files, name, lang, name in passed)
                  for name in exercise.languages if name in LANGUAGES]
     cuda = languages[0]
+    earned_here = (earned or {}).get(exercise.id, {})
     return {
         "id": exercise.id,
         "title": exercise.title.get(lang) or exercise.title.get("ko", exercise.id),
         "difficulty": exercise.difficulty,
         "xp": exercise.xp,
+        # the XP badge, for the language the page opens with (lesson.js follows the selector)
+        "xp_badge": xp_badge(exercise.xp, earned_here, cuda["name"]),
         "instructions_html": cuda["instructions_html"],
         "starter": cuda["starter"],
         "hints_html": cuda["hints_html"],
@@ -67,6 +73,14 @@ def exercise_view(lesson: Lesson, index: int, lang: str, solved: set[str], profi
         # #29: each kernel language the exercise offers, CUDA first; a selector when more than one
         "languages": languages,
     }
+
+
+def xp_badge(full_xp: int, earned: dict[str, int], language: str) -> dict[str, Any]:
+    """What the exercise brings in `language` now (app/xp.py language_award), with the
+    titles of the languages that earned it already (named by a half share)."""
+    state, xp = xp_rules.language_award(full_xp, earned, language)
+    titles = [LANGUAGES[name].title if name in LANGUAGES else name for name, got in earned.items() if got > 0]
+    return {"state": state, "xp": xp, "language": LANGUAGES[language].title, "earned_in": ", ".join(titles)}
 
 
 def language_view(exercise: Any, files: Any, name: str, lang: str, passed: bool) -> dict[str, Any]:
@@ -152,9 +166,11 @@ def render_lesson_page(lesson_id: str, request: Request, session: Any, user: Any
     lang = context["lang"]
     solved = set(context["summary"].completed_exercise_ids)
     solved_in = context["summary"].exercise_languages
+    earned = context["summary"].exercise_xp
     prev_lesson, next_lesson, position, total = neighbours(catalog, lesson, user)
     profiling = profiling_here(getattr(request.app.state, "judge_backend", (None, ""))[0])
-    exercises = [exercise_view(lesson, i, lang, solved, profiling, solved_in) for i in range(len(lesson.exercises))]
+    exercises = [exercise_view(lesson, i, lang, solved, profiling, solved_in, earned)
+                 for i in range(len(lesson.exercises))]
     fresh_until, comments = _comments_until(session, lesson.id, cached=user is None)
     context.update(
         lesson=lesson,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import String, bindparam, cast, func, literal_column, null, select, union_all
+from sqlalchemy import String, bindparam, cast, func, literal_column, null, or_, select, union_all
 from sqlalchemy.orm import Session
 
 from app import xp as xp_rules
@@ -38,6 +38,9 @@ class LearnerSummary:
     # {"cuda": {"xp": n, "exercises_done": m}, ...} (XP of lessons is no language's)
     exercise_languages: dict[str, list[str]] = field(default_factory=dict)
     languages: dict[str, dict[str, int]] = field(default_factory=dict)
+    # {exercise id: {language: XP its acceptance and speed tiers earned in it}}: what the
+    # lesson page's XP badge reads (app/xp.py language_award)
+    exercise_xp: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -71,6 +74,7 @@ class LearnerState:
     unread_notifications: int = 0
     solved: tuple[tuple[str, str], ...] = ()  # (exercise id, kernel language), oldest first (#29)
     xp_by_language: tuple[tuple[str, int], ...] = ()  # XP of each kernel language's awards
+    awards: tuple[tuple[str, str, int], ...] = ()  # (key, language, xp) of each exercise's and tier's award
 
 
 # Built once: every signed-in page runs it (issue #13: a signed-in lesson page made
@@ -86,6 +90,9 @@ _LEARNER_STATE = union_all(
     .where(UserAchievement.user_id == _USER),
     select(literal_column("'xp_language'"), XpAward.language, func.coalesce(func.sum(XpAward.xp), 0))
     .where(XpAward.user_id == _USER, XpAward.language != "").group_by(XpAward.language),
+    # "<language> <key>": who earned each exercise's and speed tier's XP, and how much
+    select(literal_column("'award'"), XpAward.language + " " + XpAward.key, XpAward.xp)
+    .where(XpAward.user_id == _USER, or_(XpAward.key.like("exercise:%"), XpAward.key.like("tier:%"))),
     select(literal_column("'unread'"), cast(null(), String), func.count()).select_from(Notification)
     .where(Notification.user_id == _USER, Notification.read_at.is_(None)),
 )
@@ -95,6 +102,7 @@ def learner_state(session: Session, user_id: int) -> LearnerState:
     xp = unread = 0
     parts: dict[str, list[tuple[int, str]]] = {"exercise": [], "lesson": [], "achievement": []}
     by_language: list[tuple[str, int]] = []
+    awards: list[tuple[str, str, int]] = []
     for part, item, n in session.execute(_LEARNER_STATE, {"user_id": user_id}):
         if part == "xp":
             xp = int(n or 0)
@@ -102,6 +110,9 @@ def learner_state(session: Session, user_id: int) -> LearnerState:
             unread = int(n or 0)
         elif part == "xp_language":
             by_language.append((item, int(n or 0)))
+        elif part == "award":
+            language, _, key = item.partition(" ")
+            awards.append((key, language, int(n or 0)))
         elif part in parts:
             parts[part].append((n, item))
     ordered = {part: [item for _, item in sorted(rows)] for part, rows in parts.items()}  # oldest first
@@ -109,7 +120,7 @@ def learner_state(session: Session, user_id: int) -> LearnerState:
     exercise_ids = tuple(dict.fromkeys(exercise_id for exercise_id, _ in solved))
     lesson_ids = tuple(item.rpartition("@")[0] for item in ordered["lesson"])
     return LearnerState(xp, exercise_ids, lesson_ids, tuple(ordered["achievement"]), unread,
-                        solved, tuple(sorted(by_language)))
+                        solved, tuple(sorted(by_language)), tuple(sorted(awards)))
 
 
 def learner_summary(session: Session, user: User | None, catalog: Catalog,
@@ -153,6 +164,7 @@ def _summary(state: LearnerState, catalog: Catalog) -> LearnerSummary:
         achievement_ids=list(state.achievement_ids),
         exercise_languages=exercise_languages(state),
         languages=language_totals(state),
+        exercise_xp=exercise_xp(state),
     )
 
 
@@ -161,6 +173,17 @@ def exercise_languages(state: LearnerState) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for exercise_id, language in state.solved:
         found.setdefault(exercise_id, []).append(language)
+    return found
+
+
+def exercise_xp(state: LearnerState) -> dict[str, dict[str, int]]:
+    """{exercise id: {kernel language: the XP its acceptance and speed tiers earned}}."""
+    found: dict[str, dict[str, int]] = {}
+    for key, language, xp in state.awards:
+        exercise_id = xp_rules.awarded_exercise(key)
+        if exercise_id is not None and language:
+            per_language = found.setdefault(exercise_id, {})
+            per_language[language] = per_language.get(language, 0) + xp
     return found
 
 

@@ -121,6 +121,8 @@
       this.setupPicker();
       this.showLanguage();
       this.loadAttempts();
+      // a verdict, a sign-in merge or another tab's pass: the badge follows the new summary
+      document.addEventListener("kdojo:progress", () => this.showXp());
     }
 
     current() { return this.languages.find((l) => l.name === this.language) || this.languages[0]; }
@@ -185,6 +187,33 @@
       });
       const board = this.section.querySelector(".leaderboard-link");
       if (board) board.href = `/exercises/${encodeURIComponent(this.id)}/leaderboard` + (name === "cuda" ? "" : "?language=" + name);
+      this.showXp();
+    }
+
+    // The XP badge (#29): what the chosen language brings now — the full XP while no
+    // language has earned it, the further language's share once another has, and what
+    // this language earned once it has (app/xp.py language_award, K.languageAward).
+    showXp() {
+      const badge = this.section.querySelector(".badge.xp");
+      if (!badge) return;
+      const summary = K.summary() || {};
+      const earned = (summary.exercise_xp || {})[this.id] || {};
+      const award = K.languageAward(this.xp, earned, this.language);
+      const title = (name) => (this.languages.find((l) => l.name === name) || {}).title || (K.page.languageTitles || {})[name] || name;
+      let text;
+      if (award.state === "earned") {
+        text = this.languages.length > 1
+          ? K.fmt(S["exercise.xp_earned"], { xp: award.xp, language: title(this.language) })
+          : K.fmt(S["exercise.xp_earned_one"], { xp: award.xp });
+      } else if (award.state === "share") {
+        const names = Object.keys(earned).filter((name) => Number(earned[name]) > 0).map(title);
+        text = K.fmt(S["exercise.xp_share"], { xp: award.xp, languages: names.join(", ") });
+      } else {
+        text = K.fmt(S["exercise.xp"], { xp: award.xp });
+      }
+      badge.textContent = text;
+      badge.dataset.xpState = award.state;
+      badge.dataset.xp = String(award.xp);
     }
 
     source() { return this.view ? window.KDojoEditor.getText(this.view) : this.section.querySelector("textarea.source").value; }

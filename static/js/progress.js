@@ -59,6 +59,7 @@
   // A local pass is kept under the exercise's id for CUDA and `<id>@<language>` for
   // another kernel language (#29), as POST /api/progress/merge reads them.
   function baseId(key) { return key.split("@")[0]; }
+  function keyLanguage(key) { return key.split("@")[1] || "cuda"; }
   function localExerciseIds(local) { return Array.from(new Set(Object.keys(local.exercises).map(baseId))); }
 
   // The same arithmetic as app.services.progress.learner_summary, over local data.
@@ -77,7 +78,27 @@
       achievements_done: 0, achievements_total: page.achievementsTotal,
       pct_complete: total ? Math.floor((100 * done.length) / total) : 0,
       completed_exercise_ids: Array.from(solved), completed_lesson_ids: done,
+      exercise_xp: localExerciseXp(local),
     });
+  }
+
+  // {exercise id: {language: XP}}, as the server's learner summary has it.
+  function localExerciseXp(local) {
+    const found = {};
+    for (const [key, xp] of Object.entries(local.exercises)) {
+      if (!(Number(xp) > 0)) continue;
+      (found[baseId(key)] = found[baseId(key)] || {})[keyLanguage(key)] = Number(xp);
+    }
+    return found;
+  }
+
+  // What an exercise worth `fullXp` brings in `language`, given {language: XP earned on it}:
+  // the same rule as app.xp.language_award (#29).
+  function languageAward(fullXp, earned, language) {
+    earned = earned || {};
+    if (Number(earned[language]) > 0) return { state: "earned", xp: Number(earned[language]) };
+    if (Object.values(earned).some((xp) => Number(xp) > 0)) return { state: "share", xp: Math.floor(fullXp * page.xpShare) };
+    return { state: "full", xp: fullXp };
   }
 
   function levelInfo(xp) {
@@ -94,7 +115,13 @@
 
   function setText(id, text) { const el = document.getElementById(id); if (el) el.textContent = text; }
 
+  // The latest learner summary: the server's (signed in) or this browser's; renderBar
+  // announces each new one with a `kdojo:progress` event on the document.
+  let latest = null;
+  function summary() { return latest || (page.signedIn ? page.summary : summaryFromLocal(loadLocal())); }
+
   function renderBar(s) {
+    latest = s;
     setText("bar-level", fmt(S["bar.level"], { level: s.level }));
     setText("bar-title", page.lang === "ko" ? s.level_title_ko : s.level_title);
     setText("bar-xp", fmt(S["bar.xp"], { xp: s.xp }));
@@ -109,6 +136,7 @@
     if (fill) fill.style.width = (100 * s.xp_in_level / (s.level_span_xp || 1)).toFixed(1) + "%";
     markCatalog(s);
     markSolved(s.completed_exercise_ids || []);
+    document.dispatchEvent(new CustomEvent("kdojo:progress", { detail: s }));
   }
 
   function markCatalog(s) {
@@ -155,14 +183,16 @@
   }
 
   // A pass while signed out is remembered here until the learner signs in.
-  // The first language to pass an exercise brings its XP, each further one half (app/xp.py).
+  // The first language to pass an exercise brings its XP, each further one its share
+  // (app/xp.py); a repeat brings nothing, as on the server.
   function recordLocalPass(exerciseId, xp, language) {
     const local = loadLocal();
     const key = !language || language === "cuda" ? exerciseId : exerciseId + "@" + language;
-    const further = Object.keys(local.exercises).some((k) => baseId(k) === exerciseId);
-    if (!(key in local.exercises)) local.exercises[key] = further ? Math.floor(xp / 2) : xp;
+    if (key in local.exercises) return 0;
+    const award = languageAward(xp, localExerciseXp(local)[exerciseId], keyLanguage(key));
+    local.exercises[key] = award.xp;
     saveLocal(local);
-    return local.exercises[key];  // the XP this language's pass brings here
+    return award.xp;  // the XP this language's pass brings here
   }
 
   async function mergeIfSignedIn() {
@@ -201,7 +231,9 @@
     return node;
   }
 
-  window.KDojo = { page, S, fmt, api, csrf, refresh, recordLocalPass, summaryFromLocal, loadLocal, localTimes, el };
+  window.KDojo = {
+    page, S, fmt, api, csrf, refresh, summary, languageAward, recordLocalPass, summaryFromLocal, loadLocal, localTimes, el,
+  };
 
   document.addEventListener("DOMContentLoaded", async () => {
     try {

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import serving
-from tests.browser.test_judging import JUDGE_TIMEOUT_MS, type_kernel
-from tests.fixtures.triton import ADD_ONE, build_triton_lessons
+from tests.browser.test_judging import CORRECT, JUDGE_TIMEOUT_MS, type_kernel, wait_for_verdict
+from tests.fixtures.triton import ADD_ONE, EXERCISE_ID, build_triton_lessons
 
 pytestmark = pytest.mark.browser
 
@@ -99,3 +99,75 @@ def test_submit_sends_the_chosen_language(page) -> None:
     assert page.locator(".attempt-list li[data-language='cuda']").count() == 0  # Triton's attempts only
     choose(page, "cuda")
     assert page.locator(".exercise .results-idle").is_visible()
+
+
+# --- the XP badge follows the selector and each verdict (#29) ------------------------------
+
+def badge(page) -> tuple[str, str, str]:  # noqa: ANN001
+    node = page.locator(".exercise .badge.xp")
+    return node.get_attribute("data-xp-state"), node.get_attribute("data-xp"), node.inner_text()
+
+
+def submit(page, source: str) -> str:  # noqa: ANN001
+    type_kernel(page, source)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(".exercise .results[data-state='running']")
+    return wait_for_verdict(page)
+
+
+def test_a_signed_in_learner_sees_full_then_half_then_what_each_language_earned(page, artifacts: Path) -> None:
+    page.goto("/signup?lang=en")
+    page.fill("input[name=display_name]", "Polyglot")
+    page.fill("input[name=email]", "polyglot@example.com")
+    page.fill("input[name=password]", "correct horse battery")
+    page.locator(".auth-form button[type=submit]").click()
+    page.wait_for_load_state()
+    open_lesson(page, "en")
+    assert badge(page) == ("full", "50", "50 XP")
+    choose(page, "triton")
+    assert badge(page) == ("full", "50", "50 XP")  # no language has earned it yet
+
+    choose(page, "cuda")
+    assert submit(page, CORRECT) == "accepted"
+    assert page.locator(".exercise .verdict .xp-awarded").inner_text().strip() == "+90 XP"  # 50 and the lesson's 40
+    page.locator(".exercise .badge.xp[data-xp-state='earned']").wait_for()
+    assert badge(page) == ("earned", "50", "Solved in CUDA C++ · 50 XP earned")
+    choose(page, "triton")
+    assert badge(page) == ("share", "25", "25 XP · half: already solved in CUDA C++")
+    page.locator(".exercise h2").screenshot(path=str(artifacts / "xp-badge-share-en.png"))
+
+    assert submit(page, TRITON_KERNEL) == "accepted"
+    assert page.locator(".exercise .verdict .xp-awarded").inner_text().strip() == "+25 XP"
+    page.locator(".exercise .badge.xp[data-xp-state='earned']").wait_for()
+    assert badge(page) == ("earned", "25", "Solved in Triton · 25 XP earned")
+    assert page.locator("#bar-xp").get_attribute("data-xp") == "115"
+    choose(page, "cuda")
+    assert badge(page) == ("earned", "50", "Solved in CUDA C++ · 50 XP earned")
+
+    open_lesson(page, "ko")  # after a reload, in Korean: the remembered choice's badge
+    assert badge(page) == ("earned", "50", "CUDA C++ 통과 · 50 XP 받음")
+    choose(page, "triton")
+    assert badge(page) == ("earned", "25", "Triton 통과 · 25 XP 받음")
+    page.goto("/me?lang=en")
+    assert page.locator("tr[data-language='cuda']").inner_text().split("\t") == ["CUDA C++", "1", "50"]
+    assert page.locator("tr[data-language='triton']").inner_text().split("\t") == ["Triton", "1", "25"]
+
+
+def test_a_signed_out_learners_second_language_brings_half_once(page) -> None:
+    open_lesson(page, "ko")
+    # a CUDA pass this browser kept, as K.recordLocalPass keeps it
+    page.evaluate("(key) => localStorage.setItem('kdojo.progress.v1', JSON.stringify({exercises: {[key]: 50}, lessons: []}))",
+                  EXERCISE_ID)
+    open_lesson(page, "ko")
+    assert badge(page) == ("earned", "50", "CUDA C++ 통과 · 50 XP 받음")
+    choose(page, "triton")
+    assert badge(page) == ("share", "25", "25 XP · 절반 (CUDA C++에서 이미 통과)")
+    assert submit(page, TRITON_KERNEL) == "accepted"
+    assert page.locator(".exercise .verdict .xp-local").inner_text().strip().startswith("+25 XP (이 브라우저에만")
+    page.locator(".exercise .badge.xp[data-xp-state='earned']").wait_for()
+    assert badge(page) == ("earned", "25", "Triton 통과 · 25 XP 받음")
+    kept = page.evaluate("JSON.parse(localStorage.getItem('kdojo.progress.v1')).exercises")
+    assert kept == {EXERCISE_ID: 50, f"{EXERCISE_ID}@triton": 25}
+    assert submit(page, TRITON_KERNEL) == "accepted"  # a repeat brings nothing more
+    assert page.locator(".exercise .verdict .xp-local").count() == 0
+    assert badge(page) == ("earned", "25", "Triton 통과 · 25 XP 받음")

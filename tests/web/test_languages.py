@@ -7,6 +7,8 @@ worker's own service functions (claim → finish), so nothing here needs Triton 
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app import xp as xp_rules
 from app.db import transaction
 from app.main import create_app
 from app.models import Completion, Submission, User, XpAward
@@ -27,6 +30,7 @@ from tests.web.test_scaleout import pg_url  # noqa: F401 - the fixture
 
 LESSON_XP = 40  # tests/fixtures/lessons/01-add-one/lesson.toml
 EXERCISE_XP = 50  # its exercise.toml
+PAGE_DATA = re.compile(r'<script id="page-data" type="application/json">(.*?)</script>', re.S)
 
 
 def _client(tmp_path: Path, lessons: Path, **overrides: object) -> Iterator[TestClient]:
@@ -328,6 +332,73 @@ def test_the_profile_lists_each_submissions_language_and_progress_per_language(c
     assert '<tr data-language="cuda"><td>CUDA C++</td><td>1</td><td>50</td></tr>' in page
     assert '<td data-language="triton">Triton</td>' in page and '<td data-language="cuda">CUDA C++</td>' in page
     assert "언어별 진행" in client.get("/me?lang=ko").text
+
+
+# --- the XP badge: what each language brings now ----------------------------------------
+
+def xp_badge(page: str) -> tuple[str, str, str]:
+    """(state, XP, text) of the exercise's XP badge, as the server rendered it (CUDA's)."""
+    match = re.search(r'<span class="badge xp" data-xp-state="(\w+)" data-xp="(\d+)">([^<]*)</span>', page)
+    assert match, "no XP badge"
+    return match.group(1), match.group(2), match.group(3)
+
+
+def test_the_share_rule_in_numbers() -> None:
+    assert xp_rules.language_award(50, {}, "triton") == ("full", 50)
+    assert xp_rules.language_award(50, {"cuda": 50}, "triton") == ("share", 25)
+    assert xp_rules.language_award(75, {"cuda": 75}, "triton") == ("share", 37)  # rounded down
+    assert xp_rules.language_award(50, {"cuda": 50, "triton": 25}, "triton") == ("earned", 25)
+    assert xp_rules.language_award(50, {"triton": 100}, "cuda") == ("share", 25)  # tiers are not the base
+    assert xp_rules.awarded_exercise(f"exercise:{EXERCISE_ID}") == EXERCISE_ID
+    assert xp_rules.awarded_exercise(f"exercise:{EXERCISE_ID}@triton") == EXERCISE_ID
+    assert xp_rules.awarded_exercise(f"tier:{EXERCISE_ID}:peak_50@cuda") == EXERCISE_ID
+    assert xp_rules.awarded_exercise("lesson:add-one") is None
+    assert xp_rules.awarded_exercise(f"override:{EXERCISE_ID}:7") is None
+
+
+def test_the_xp_badge_says_full_then_half_then_what_was_earned(client):
+    user = signup(client)
+    assert xp_badge(client.get("/lessons/add-one?lang=en").text) == ("full", "50", "50 XP")
+    fast = result(backend="cuda", ms=0.30, framework_ms=0.36, pct_of_peak=55.0)  # beat_framework 30, peak_50 20
+    judged(client, user["id"], "triton", fast)
+    progress = client.get("/api/me/progress").json()
+    assert progress["exercise_xp"] == {EXERCISE_ID: {"triton": 100}}  # 50 + 30 + 20; the lesson's 40 apart
+    # CUDA, the page's language, would now earn half of the exercise's 50
+    assert xp_badge(client.get("/lessons/add-one?lang=en").text) == \
+        ("share", "25", "25 XP · half: already solved in Triton")
+    assert xp_badge(client.get("/lessons/add-one?lang=ko").text) == ("share", "25", "25 XP · 절반 (Triton에서 이미 통과)")
+    second = judged(client, user["id"], "cuda", fast)
+    # what CUDA earned: half of the 50 and of each tier, as the verdict said and /me says
+    assert client.get(f"/api/submissions/{second}").json()["xp_awarded"] == 25 + 15 + 10
+    progress = client.get("/api/me/progress").json()
+    assert progress["exercise_xp"] == {EXERCISE_ID: {"cuda": 50, "triton": 100}}
+    assert progress["xp"] == 100 + 50 + LESSON_XP
+    assert xp_badge(client.get("/lessons/add-one?lang=en").text) == ("earned", "50", "Solved in CUDA C++ · 50 XP earned")
+    assert xp_badge(client.get("/lessons/add-one?lang=ko").text) == ("earned", "50", "CUDA C++ 통과 · 50 XP 받음")
+    me = client.get("/me?lang=en").text
+    assert '<tr data-language="triton"><td>Triton</td><td>1</td><td>100</td></tr>' in me
+    assert '<tr data-language="cuda"><td>CUDA C++</td><td>1</td><td>50</td></tr>' in me
+    # the page data the selector's badge reads: the same numbers, and the share itself
+    data = json.loads(PAGE_DATA.search(client.get("/lessons/add-one?lang=en").text).group(1))
+    assert data["summary"]["exercise_xp"] == {EXERCISE_ID: {"cuda": 50, "triton": 100}}
+    assert data["xpShare"] == xp_rules.FURTHER_LANGUAGE_SHARE == 0.5
+    assert data["strings"]["exercise.xp_share"] == "{xp} XP · half: already solved in {languages}"
+
+
+def test_a_pass_the_browser_claims_earns_nothing_so_the_badge_stays_full(client):
+    signup(client)
+    client.post("/api/progress/merge", json={"exercise_ids": [f"{EXERCISE_ID}@triton"]}, headers=csrf(client))
+    progress = client.get("/api/me/progress").json()
+    assert progress["exercise_languages"] == {EXERCISE_ID: ["triton"]} and progress["exercise_xp"] == {}
+    # solved in Triton by the browser's word, but no language has earned the XP: CUDA's submit would earn all 50
+    assert xp_badge(client.get("/lessons/add-one?lang=en").text) == ("full", "50", "50 XP")
+
+
+def test_a_cuda_only_exercise_earned_says_so_without_naming_the_language(cuda_only):
+    user = signup(cuda_only)
+    judged(cuda_only, user["id"], "cuda", result())
+    assert xp_badge(cuda_only.get("/lessons/add-one?lang=en").text) == ("earned", "50", "50 XP earned")
+    assert xp_badge(cuda_only.get("/lessons/add-one?lang=ko").text) == ("earned", "50", "50 XP 받음")
 
 
 # --- the catalog's files per language ----------------------------------------------------

@@ -144,7 +144,9 @@ def test_a_kept_panel_is_what_the_whole_page_context_renders(app, two) -> None: 
 
         lesson = app.state.catalog.lesson("reduction")
         solved = {EXERCISE} if client is ada else set()
-        ex = exercise_view(lesson, 0, "en", solved, page.split('data-profiling="', 1)[1].split('"', 1)[0])
+        earned = client.get("/api/me/progress").json()["exercise_xp"]  # the XP badge's input (#29)
+        ex = exercise_view(lesson, 0, "en", solved, page.split('data-profiling="', 1)[1].split('"', 1)[0],
+                           earned=earned)
         with transaction(app.state.sessionmaker, write=False) as session:
             user = session.get(User, ada_user["id"]) if client is ada else None
             full = templates.get_template("partials/_exercise.html").render(
