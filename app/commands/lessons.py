@@ -82,7 +82,7 @@ def stamp(args: argparse.Namespace) -> int:
 
 def coverage(args: argparse.Namespace) -> int:
     from kernels.targets import TargetUnavailable
-    from kernels.catalog import load_exercises
+    from kernels.exercises import load_exercises
     from kernels.coverage import cover
 
     lessons_dir = Path(args.dir) if args.dir else _lessons_dir()
