@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.validate.scaffold import create
+from app.authoring.scaffold import create
 from kernels.exercises import load_exercises
 from kernels.coverage import cover
 from kernels.emu.build import toolchain_ok

@@ -11,7 +11,7 @@ import pytest
 from app.cli import main as kdojo
 from app.content.figures import figure_problem
 from app.settings import REPO_ROOT
-from app.validate import validate
+from app.authoring import validate
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "lessons" / "01-add-one"
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><title>t</title>{}</svg>'
