@@ -28,7 +28,7 @@ def main() -> int:
     parser.add_argument("--max-sizes", type=int, default=None, help="only the first N benchmark sizes")
     parser.add_argument("--out", type=Path, default=None, help="also append the JSON lines here")
     args = parser.parse_args()
-    from kernels.catalog import load_catalog
+    from kernels.exercises import load_catalog
     from kernels.judge import Judge
 
     catalog = load_catalog(REPO / "lessons")[0]

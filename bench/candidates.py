@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import reference_kernels as rk  # noqa: E402
 from kernels.buffers import storage_dtype, to_float64  # noqa: E402
-from kernels.catalog import load_catalog  # noqa: E402
+from kernels.exercises import load_catalog  # noqa: E402
 from kernels.constants import read_constants  # noqa: E402
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches  # noqa: E402
 

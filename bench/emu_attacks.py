@@ -121,7 +121,7 @@ def judge_one(name: str, defines: dict[str, int]) -> dict:
 
 
 def _judge(name: str, defines: dict[str, int]) -> dict:
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.emu.target import EmuTarget
     from tests.security.test_emu_containment import attack, judge
 

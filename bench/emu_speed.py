@@ -126,7 +126,7 @@ def main() -> int:
     parser.add_argument("--exercise", default=EXERCISE, help=f"exercise id (default {EXERCISE})")
     parser.add_argument("--source", help="CUDA source (default: the exercise's reference.cu)")
     args = parser.parse_args()
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.compile import compile_submission
 
     try:

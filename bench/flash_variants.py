@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     import reference_kernels as rk
-    from kernels.catalog import load_catalog
+    from kernels.exercises import load_catalog
 
     exercise = load_catalog(ROOT / "lessons")[0]["flash-attention.forward"]
     timer = rk.Timer(cp, args.reps)

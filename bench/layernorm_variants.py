@@ -30,7 +30,7 @@ def main(names: list[str]) -> int:
     import cupy as cp
     import reference_kernels as rk
 
-    from kernels.catalog import load_catalog
+    from kernels.exercises import load_catalog
 
     exercise = load_catalog(ROOT / "lessons")[0]["row-reductions.layernorm"]
     ref = rk.load_reference(exercise)

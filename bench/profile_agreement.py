@@ -55,7 +55,7 @@ SEED = 1
 
 def all_files(starters_ok: set[str] | None = None) -> list[tuple[str, str, None]]:
     """Every exercise's reference, starter (if accepted: `starters_ok` None = all) and correct solutions."""
-    from kernels.catalog import load_exercises
+    from kernels.exercises import load_exercises
 
     files = []
     for ex in load_exercises().values():
@@ -74,7 +74,7 @@ def _source(exercise, rel: str, rename) -> str:
 
 def measure_emu(files) -> None:
     """One JSON line per (file, kernel launch): the emulator's metrics, raw counts and estimate."""
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.compile import compile_submission
     from kernels.emu.target import EmuTarget
     from kernels.judge import Judge
@@ -188,7 +188,7 @@ def ncu_child(job_path: str) -> int:
 
     from bench.reference_kernels import compile_module, launch_all
     from kernels.buffers import storage_dtype
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
 
     job = json.loads(Path(job_path).read_text())
@@ -225,7 +225,7 @@ def ncu_child(job_path: str) -> int:
 def measure_gpu(files, out: Path, reps: int, deadline_s: float, skip_ncu: bool = False) -> None:
     """ncu over every file's profiled case (one process), then CUDA-event timings at the largest size."""
     from kernels.profile import gpu as profile_gpu
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
 
     started = time.monotonic()
     ncu = None if skip_ncu else profile_gpu.ncu_path()
@@ -290,7 +290,7 @@ def time_all(files, out: Path, reps: int, deadline: float) -> None:
 
     from bench.reference_kernels import Timer, compile_module, launch_all
     from kernels.buffers import storage_dtype
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
     from kernels.profile.model import largest_case
 
@@ -464,7 +464,7 @@ def _reestimator(emu_path: str, times_path: str):
     on the emulator's stored counts; occupancy from NVRTC's resources, computed once per file."""
     from kernels.profile import doc as prof
     from kernels.profile import model
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.compile import compile_submission
     from kernels.plan import env_for, resolve_launches
     from kernels.profile.run import resources

@@ -33,7 +33,7 @@ def ncu_parts(exercise_id: str, out: str | None) -> None:
     from pathlib import Path
 
     from kernels.profile import gpu as profile_gpu
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.compile import compile_submission
     from kernels.profile.run import _threads, resources
 
@@ -105,7 +105,7 @@ def main() -> int:
     if args.ncu:
         ncu_parts(args.exercise, args.out)
         return 0
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.compile import compile_submission
     from kernels.emu.target import EmuTarget
     from kernels.profile.run import profile_emulated

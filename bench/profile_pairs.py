@@ -59,7 +59,7 @@ def as_submission(exercise: Any, file: str) -> tuple[Any, str]:
 
 def emulator_profile(exercise_id: str, file: str) -> dict[str, Any] | None:
     """The emulator's profile of `file` (kernels.profile.run.profile_emulated), or None."""
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.compile import compile_submission
     from kernels.emu.target import EmuTarget
     from kernels.profile.run import profile_emulated
@@ -81,7 +81,7 @@ def gpu_ms(exercise_id: str, file: str) -> float | None:
     import cupy
 
     from kernels.bench_run import _CaseData
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.compile import compile_submission
     from kernels.targets.cuda import CudaTarget
     from kernels.plan import resolve_launches

@@ -42,7 +42,7 @@ def main() -> int:
     from kernels.judge import Judge
     from kernels.stats import coefficient_of_variation
 
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
 
     source = Path(find_exercise(args.exercise, REPO / "lessons").reference_cu_path).read_text()
     largest, framework, conditions = [], [], []

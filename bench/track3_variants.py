@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     import reference_kernels as rk
 
     from kernels.buffers import storage_dtype, to_float64
-    from kernels.catalog import load_catalog
+    from kernels.exercises import load_catalog
     from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
 
     exercise = load_catalog(ROOT / "lessons")[0][args.exercise]

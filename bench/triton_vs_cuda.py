@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kernels.catalog import load_exercises  # noqa: E402
+from kernels.exercises import load_exercises  # noqa: E402
 from kernels.judge import Judge  # noqa: E402
 from kernels.stats import geomean  # noqa: E402
 

@@ -36,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
-    from kernels.catalog import default_lessons_dir
+    from kernels.exercises import default_lessons_dir
 
     parser = _Parser(prog=f"kdojo {command}", add_help=True)
     parser.add_argument("--lessons", default=None,
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check_lessons(folder: str | None) -> None:
     """A lessons folder that is not there is a usage error, not "unknown exercise"."""
-    from kernels.catalog import default_lessons_dir
+    from kernels.exercises import default_lessons_dir
 
     path = Path(folder) if folder is not None else default_lessons_dir()
     if not path.is_dir():
@@ -83,7 +83,7 @@ def _check_lessons(folder: str | None) -> None:
 
 
 def exercises(options: argparse.Namespace) -> int:
-    from kernels.catalog import load_catalog
+    from kernels.exercises import load_catalog
 
     found, errors = load_catalog(options.lessons)
     if options.json:
@@ -111,7 +111,7 @@ def judge(options: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from None
     try:
-        from kernels.catalog import find_exercise
+        from kernels.exercises import find_exercise
 
         exercise = find_exercise(options.exercise, options.lessons)
     except KeyError:

@@ -1,7 +1,7 @@
 """The lesson-corpus check: an exercise's own sources against the verdict each must get.
 
 One rule, used by the tests (tests/lessons/test_corpus.py) and by `kdojo lessons
-validate` (app/validate/judging.py):
+validate` (app/authoring/judging.py):
 
 - `reference.cu` and every `solutions/correct/*.cu`: `accepted`;
 - `starter.cu`: compiles, runs and gets `wrong_answer` (the learner has work to do,

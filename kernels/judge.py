@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kernels import contract, languages, settings, targets
-from kernels.catalog import default_lessons_dir, find_exercise
+from kernels.exercises import default_lessons_dir, find_exercise
 from kernels.contract import Event
 from kernels.job_pool import SparePool
 from kernels.nvrtc_child import WALL_CAP_FACTOR

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from kernels import cgroup, settings, targets
-from kernels.catalog import REPO_ROOT
+from kernels.exercises import REPO_ROOT
 from kernels.contract import Event
 
 log = logging.getLogger("kernels.judge")

@@ -91,7 +91,7 @@ def _preload(target: Any) -> None:
 
 
 def _run_job(job: dict[str, Any], target: Any, lessons: str | None, emit) -> dict[str, Any]:
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.pipeline import run_pipeline, run_profile
 
     from kernels import languages

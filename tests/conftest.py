@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 TESTS_DIR = Path(__file__).resolve().parent
-PROFILE_OFF_DIRS = frozenset({"emu", "judge", "lessons", "realworld", "security", "validate"})
+PROFILE_OFF_DIRS = frozenset({"authoring", "emu", "judge", "lessons", "realworld", "security"})
 
 
 @functools.lru_cache(maxsize=1)

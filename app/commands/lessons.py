@@ -34,8 +34,8 @@ def _lessons_dir() -> Path:
 def validate(args: argparse.Namespace) -> int:
     from kernels.targets import TargetUnavailable
 
-    from app.validate import validate as run_validate
-    from app.validate.run import NoLessons
+    from app.authoring import validate as run_validate
+    from app.authoring.run import NoLessons
 
     path = Path(args.path) if args.path else _lessons_dir()
     if not path.is_dir():
@@ -55,7 +55,7 @@ def validate(args: argparse.Namespace) -> int:
 
 
 def new(args: argparse.Namespace) -> int:
-    from app.validate.scaffold import ScaffoldError, create
+    from app.authoring.scaffold import ScaffoldError, create
 
     lessons_dir = Path(args.dir) if args.dir else _lessons_dir()
     try:
@@ -82,7 +82,7 @@ def stamp(args: argparse.Namespace) -> int:
 
 def coverage(args: argparse.Namespace) -> int:
     from kernels.targets import TargetUnavailable
-    from kernels.catalog import load_exercises
+    from kernels.exercises import load_exercises
     from kernels.coverage import cover
 
     lessons_dir = Path(args.dir) if args.dir else _lessons_dir()

@@ -262,7 +262,7 @@ def _load_texts(lesson_dir: Path) -> dict[str, LessonText]:
 
 
 def load_lesson(lesson_dir: Path, judged: dict[str, Exercise]) -> Lesson:
-    """One lesson folder; `judged` is `kernels.catalog.load_exercises(...)`'s result."""
+    """One lesson folder; `judged` is `kernels.exercises.load_exercises(...)`'s result."""
     meta = _lesson_meta(lesson_dir / "lesson.toml")
     texts = _load_texts(lesson_dir)
     exercises = _exercise_objects(lesson_dir, meta["exercises"], judged)
@@ -310,7 +310,7 @@ def _without_broken_links(lessons: list[Lesson], skipped: list[Exception]) -> li
 
 
 def _lenient_lessons(root: Path) -> tuple[list[Lesson], list[Exception]]:
-    from kernels.catalog import load_catalog as load_judged
+    from kernels.exercises import load_catalog as load_judged
 
     judged, spec_errors = load_judged(root)
     skipped: list[Exception] = list(spec_errors)
@@ -330,7 +330,7 @@ def load_catalog(lessons_dir: Path | str, lenient: bool = False) -> Catalog:
     malformed exercise); `lenient` leaves such a lesson out instead and lists the
     error in `catalog.skipped` (a server starts with the rest, issue #25).
     """
-    from kernels.catalog import load_exercises  # the judge owns the exercise spec
+    from kernels.exercises import load_exercises  # the judge owns the exercise spec
 
     root = Path(lessons_dir)
     if lenient:

@@ -233,7 +233,7 @@ def _child(job: dict[str, Any]) -> int:
     """Compile for this GPU and run one test case (under ncu)."""
     import numpy as np
 
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.compile import compile_submission
     from kernels.targets.cuda import CudaTarget
     from kernels.cases import run_case

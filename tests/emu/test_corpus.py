@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kernels.catalog import REPO_ROOT, load_exercises
+from kernels.exercises import REPO_ROOT, load_exercises
 from kernels.emu.target import BUDGET_ENV, EmuTarget
 from kernels.pipeline import run_pipeline
 from tests.emu.harness import needs_gpu, roomy

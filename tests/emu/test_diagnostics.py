@@ -205,7 +205,7 @@ def test_judged_far_overrun_names_line_buffer_and_element():
     """saxpy without a per-element bound: small cases write into the guard bands
     (wrong answer); at N = 262145 the last chunk reads far past `x` and the
     program crashes — the message says where (line 9), not just "segfault"."""
-    from kernels.catalog import REPO_ROOT, load_exercises
+    from kernels.exercises import REPO_ROOT, load_exercises
     from kernels.emu.target import EmuTarget
     from kernels.pipeline import run_pipeline
 

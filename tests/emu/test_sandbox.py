@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from kernels.targets import TargetUnavailable
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.compile import CompileResult
 from kernels.emu import build, jail, launcher
 from kernels.emu.target import EmuTarget

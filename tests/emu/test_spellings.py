@@ -6,7 +6,7 @@ less common intrinsics."""
 import numpy as np
 import pytest
 
-from kernels.catalog import REPO_ROOT, load_exercises
+from kernels.exercises import REPO_ROOT, load_exercises
 from kernels.emu.target import EmuTarget
 from kernels.pipeline import run_pipeline
 from tests.emu.harness import launch

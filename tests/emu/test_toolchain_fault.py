@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from kernels.targets.base import BuildError
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.compile import CompileResult
 from kernels.emu import build
 from kernels.emu.target import EmuTarget

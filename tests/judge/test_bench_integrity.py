@@ -8,7 +8,7 @@ import pytest
 from kernels import bench_integrity as integrity
 from kernels import contract as result
 from kernels.bench_run import refusal
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.plan import env_for
 
 # an H200's figures: 132 SMs at 1980 MHz, 4,254 GB/s measured copy (anchors)

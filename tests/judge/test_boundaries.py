@@ -6,7 +6,7 @@ import sys
 from .conftest import REPO
 
 MODULES = ["kernels", "kernels.cli", "kernels.judge", "kernels.pipeline", "kernels.worker",
-           "kernels.compile", "kernels.catalog", "kernels.targets.cuda", "kernels.targets",
+           "kernels.compile", "kernels.exercises", "kernels.targets.cuda", "kernels.targets",
            "kernels.contract", "kernels.languages", "kernels.languages.cuda", "kernels.languages.triton",
            "kernels.emu.target", "kernels.sandbox"]
 

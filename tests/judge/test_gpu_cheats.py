@@ -32,7 +32,7 @@ def cheat_source(name: str) -> str:
     source = (CHEATS / f"{name}.cu").read_text()
     if not entry["honest"]:
         return source
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
 
     exercise = find_exercise(entry["exercise"], REPO / "lessons")
     honest = (exercise.folder / "reference.cu").read_text()
@@ -87,6 +87,6 @@ def test_each_cheat_gets_its_verdict(judge, name):
 
 
 def _reference_source(exercise_id: str) -> str:
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
 
     return (find_exercise(exercise_id, REPO / "lessons").folder / "reference.cu").read_text()

@@ -5,7 +5,7 @@ exercise's own limits."""
 from __future__ import annotations
 
 from kernels import languages
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.judge import Judge, _State
 
 SAXPY = "elementwise.saxpy"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.i18n import js_strings
-from kernels import result as result_doc
+from kernels import contract as result_doc
 from kernels.messages import MESSAGE_CODES
 
 HERE = Path(__file__).resolve().parent
@@ -178,7 +178,7 @@ def test_every_code_renders_in_both_languages() -> None:
 
 
 def test_every_fault_name_the_judge_gives_has_a_korean_name() -> None:
-    """The names a fault carries (kernels/emu/runtime/*.cpp, backend.py, process.py) are shown
+    """The names a fault carries (kernels/emu/runtime/*.cpp, target.py, process.py) are shown
     translated (js.fault.*) wherever a sentence of no known shape keeps them."""
     root = HERE.parents[1] / "kernels"
     files = [*(root / "emu" / "runtime").glob("*.[ch]*"), *(root / "emu").glob("*.py")]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kernels import contract as result_doc, languages, targets
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.compile import CompileResult
 from kernels.contract import STREAMED, Event
 from kernels.languages import LanguageUnavailable, UnknownLanguage

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.validate.scaffold import create
-from kernels.catalog import load_exercises
+from app.authoring.scaffold import create
+from kernels.exercises import load_exercises
 from kernels.coverage import cover
 from kernels.emu.build import toolchain_ok
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from kernels.catalog import load_exercises
+from kernels.exercises import load_exercises
 from kernels.cases import ReferenceProblem, _expected
 from kernels.plan import case_dict, load_reference
 

@@ -16,7 +16,7 @@ STARTER_WARNS = {("02-reduction", "block_sum")}
 
 @pytest.mark.parametrize(("folder", "name"), EXERCISES)
 def test_every_kernel_source_compiles_with_nvrtc(kit, folder, name):
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.compile import compile_submission
     from kernels.nvrtc import compile_program
 

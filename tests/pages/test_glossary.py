@@ -69,7 +69,7 @@ def test_a_malformed_glossary_names_its_file_and_field(tmp_path: Path) -> None:
 def test_validate_reports_a_glossary_term_whose_lesson_is_missing(tmp_path: Path) -> None:
     import shutil
 
-    from app.validate.run import validate
+    from app.authoring.run import validate
 
     root = tmp_path / "lessons"
     shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "lessons", root)

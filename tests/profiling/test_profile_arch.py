@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kernels.profile import gpu as profile_gpu, run as profile_run
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.compile import compile_submission
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from kernels.profile import doc as prof
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.profile.gpu import start_profile
 
 CSV = Path(__file__).parent / "data" / "ncu_block_sum.csv"

@@ -10,7 +10,7 @@ import pytest
 
 from kernels.profile import doc as prof
 from kernels import contract as result
-from kernels.catalog import REPO_ROOT, find_exercise
+from kernels.exercises import REPO_ROOT, find_exercise
 from kernels.profile.gpu import NCU_METRICS, metrics_from_ncu, ncu_command, ncu_path, parse_csv
 
 HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'

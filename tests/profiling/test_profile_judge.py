@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from kernels import contract as result
-from kernels.catalog import REPO_ROOT, find_exercise
+from kernels.exercises import REPO_ROOT, find_exercise
 from kernels.emu.target import EmuTarget
 from kernels.pipeline import run_pipeline
 

@@ -4,7 +4,7 @@ import pytest
 
 from kernels.profile import doc as prof
 from kernels.profile import model
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.profile.emu import COUNT_KEYS
 
 H100 = model.GPUS["H100"]

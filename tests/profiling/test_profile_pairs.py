@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from kernels.catalog import REPO_ROOT, find_exercise
+from kernels.exercises import REPO_ROOT, find_exercise
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 from profile_pairs import counts_table, emulator_profile, load_pairs  # noqa: E402 — bench/ is no package

@@ -8,7 +8,7 @@ import struct
 import pytest
 
 from kernels.profile import emu as profile_emu, run as profile_run
-from kernels.catalog import REPO_ROOT, find_exercise
+from kernels.exercises import REPO_ROOT, find_exercise
 from kernels.emu.target import EmuTarget
 from kernels.emu.protocol import REQUEST_MAGIC
 from kernels.pipeline import run_pipeline

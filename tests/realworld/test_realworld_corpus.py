@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kernels.catalog import load_exercises
+from kernels.exercises import load_exercises
 from kernels.emu.build import toolchain_ok
 from kernels.pipeline import run_pipeline
 from kernels.contract import validate

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.compile import compile_submission
 from kernels.emu import build, jail
 from kernels.emu.target import EmuTarget

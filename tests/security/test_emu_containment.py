@@ -28,7 +28,7 @@ import pytest
 
 from kernels import pipeline
 from kernels.languages import cuda as cuda_language
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from kernels.compile import CompileResult
 from kernels.constants import read_constants
 from kernels.emu import target as emu_backend

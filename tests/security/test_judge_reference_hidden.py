@@ -116,7 +116,7 @@ def test_references_are_computed_after_the_kernel_ran_in_tests_and_timed_calls_o
 
 
 def _exercise_ids() -> list[str]:
-    from kernels.catalog import load_catalog
+    from kernels.exercises import load_catalog
 
     return sorted(load_catalog()[0])
 
@@ -126,7 +126,7 @@ def test_every_exercise_generates_the_same_inputs_again_from_the_same_seed(exerc
     # a judged attempt can be judged again with the same seed and see the same inputs
     import numpy as np
 
-    from kernels.catalog import find_exercise
+    from kernels.exercises import find_exercise
     from kernels.plan import case_dict, load_reference
 
     exercise = find_exercise(exercise_id)

@@ -18,7 +18,7 @@ from app.main import create_app
 from app.migrate import upgrade
 from app.models import Submission
 from app.queue.tasks import JudgeRuntime
-from kernels.catalog import find_exercise
+from kernels.exercises import find_exercise
 from tests.web.conftest import BLOCK_SUM, EXERCISE, csrf, make_settings, signup
 from tests.web.live_server import free_port, live_server
 

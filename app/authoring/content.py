@@ -12,8 +12,8 @@ from app.content.errors import LessonError
 from app.content.figures import FIGURE_NAME_RE, FIGURES_DIR, figure_name, figure_path, figure_problem
 from app.content.markdown import images
 from app.content.translation import check as translation_check
-from app.validate import drift
-from app.validate.report import LessonReport
+from app.authoring import drift
+from app.authoring.report import LessonReport
 
 
 def marked_missing(lesson_dir: Path) -> set[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.validate.report import Check, LessonReport, display
+from app.authoring.report import Check, LessonReport, display
 from kernels import corpus
 from kernels.spec import Exercise
 

@@ -1,4 +1,4 @@
-"""The catalog page `/`: tracks and lessons in order, with per-lesson progress."""
+"""The home page `/`: the catalog's tracks and lessons in order, with per-lesson progress."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ def lesson_state(lesson, done_exercises: set[str], done_lessons: set[str]) -> st
     return "not_started"
 
 
-@router.get("/", response_class=HTMLResponse, name="catalog")
-def catalog_page(request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep) -> HTMLResponse:
+@router.get("/", response_class=HTMLResponse, name="home")
+def home_page(request: Request, session: SessionDep, user: CurrentUser, catalog: CatalogDep) -> HTMLResponse:
     context = base_context(request, session, user, catalog)
     summary = context["summary"]
     done_exercises = set(summary.completed_exercise_ids)
@@ -36,7 +36,7 @@ def catalog_page(request: Request, session: SessionDep, user: CurrentUser, catal
         for track in catalog.tracks
         if any(visible(lesson, user) for lesson in track.lessons)
     ]
-    return render(request, "catalog.html", context)
+    return render(request, "home.html", context)
 
 
 def track_view(track_id: str, items: list[dict]) -> dict:

@@ -1,4 +1,4 @@
-"""The exercise catalog: every `lessons/*/exercises/*/exercise.toml` under a lessons folder.
+"""The exercise finder: every `lessons/*/exercises/*/exercise.toml` under a lessons folder.
 
 The default lessons folder is `$KDOJO_LESSONS_DIR`, else `<repo>/lessons`.
 """

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.validate import content
-from app.validate.judging import judge_exercise
-from app.validate.outputs import check_outputs
-from app.validate.report import LessonReport, Report, display
+from app.authoring import content
+from app.authoring.judging import judge_exercise
+from app.authoring.outputs import check_outputs
+from app.authoring.report import LessonReport, Report, display
 
 
 class NoLessons(ValueError):

@@ -13,7 +13,7 @@ from types import ModuleType
 
 import numpy as np
 
-from app.validate.report import LessonReport
+from app.authoring.report import LessonReport
 from kernels.spec import Exercise
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.validate.run import validate
+from app.authoring.run import validate
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 

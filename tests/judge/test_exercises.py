@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kernels.catalog import find_exercise, load_catalog, load_exercises
+from kernels.exercises import find_exercise, load_catalog, load_exercises
 from kernels.check import reference_is_trivial
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference
 from kernels.spec import SpecError

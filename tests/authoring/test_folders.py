@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import shutil
 
-from app.validate import validate
-from app.validate.scaffold import create
+from app.authoring import validate
+from app.authoring.scaffold import create
 
 
 def test_two_lessons_with_one_id(tmp_path):

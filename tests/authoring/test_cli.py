@@ -13,8 +13,8 @@ import pytest
 from app.cli import main as kdojo
 from app.content import load_catalog
 from app.settings import REPO_ROOT
-from app.validate import validate
-from app.validate.scaffold import create
+from app.authoring import validate
+from app.authoring.scaffold import create
 
 BROKEN = REPO_ROOT / "tests" / "fixtures" / "broken_lessons"
 

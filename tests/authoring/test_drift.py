@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.validate.drift import MarkerError, drift, scaffold
+from app.authoring.drift import MarkerError, drift, scaffold
 
 STARTER = '''// Starter comment that the reference need not repeat.
 // FILL-IN: helper functions, if you want them

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.settings import REPO_ROOT
-from app.validate import Report, validate
+from app.authoring import Report, validate
 
 BROKEN = REPO_ROOT / "tests" / "fixtures" / "broken_lessons"
 
