@@ -15,7 +15,8 @@ for both targets, so that a file gets one verdict):
   a docstring and an `if __name__ == "__main__":` block (which never runs in the judge).
   A constant expression is made of literals, names, arithmetic, comparisons, tuples, lists,
   dicts, subscripts, attributes of the imported modules, and calls of `tl.constexpr`,
-  `triton.cdiv`, `triton.next_power_of_2`, `math.*` and a few builtins (`int`, `float`, `min` …).
+  `triton.cdiv`, `triton.next_power_of_2`, `math.*` and a few builtins (`int`, `float`, `min` …);
+  no other builtin by name (`PEEK = getattr` would hand a kernel `getattr`).
   Everything else in a file (`launch_K`'s body, a helper's) runs only in the compile step's
   sandbox, whose answer the judge checks as data.
 * **In a `@triton.jit` function**: no nested function, lambda, class, comprehension, import, `global`,
@@ -47,13 +48,14 @@ CONSTANT_CALLS = frozenset({"triton.cdiv", "triton.next_power_of_2", "triton.lan
                             "triton.language.core.constexpr"})
 DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit"})
 TRITON_NAMES = frozenset({"language", "cdiv", "next_power_of_2", "jit"})  # triton.<name> a kernel may use
-# attribute names that lead out of the language: modules Triton 3.6's language modules and classes
-# hold (inspect, builtins, knobs, ir, pkgutil, typing), the interpreter's value behind a tensor,
-# and the usual escapes
+# attribute names that lead out of the language: the modules reachable from `triton.language` and a
+# tensor through public attributes in Triton 3.6 (builtins, inspect, knobs, ir, pkgutil, typing,
+# semantic's warnings and numbers), the interpreter's value behind a tensor, and the usual escapes
 DENIED_ATTRIBUTES = frozenset({
     "handle", "builtins", "inspect", "ir", "knobs", "pkgutil", "typing", "np", "numpy", "os", "sys", "runtime",
     "compiler", "backends", "tools", "testing", "interpreter", "ctypes", "gc", "importlib", "subprocess", "io",
-    "signal", "socket", "mmap", "errors", "types", "functools", "weakref", "threading", "traceback",
+    "signal", "socket", "mmap", "errors", "types", "functools", "weakref", "threading", "traceback", "warnings",
+    "numbers", "linecache", "operator",
 })
 PYTHON_BUILTINS = frozenset(dir(builtins))  # open, getattr, __import__, type, eval …: the interpreter has them all
 CONSTRUCT_CHARS = 80
@@ -208,7 +210,9 @@ class _Module:
             elif isinstance(child, ast.Attribute):
                 self.attribute(child, "module")
             elif isinstance(child, ast.Name):
-                if child.id.startswith("__") or child.id in self.plain:
+                defined = child.id in self.aliases or child.id in self.constants or child.id in self.kernels
+                builtin = child.id in PYTHON_BUILTINS and child.id not in CONSTANT_BUILTINS and not defined
+                if child.id.startswith("__") or child.id in self.plain or builtin:  # G = getattr: a kernel's G(…)
                     raise Refused(child, "module", _snippet(child))
             elif not isinstance(child, _CONSTANT_NODES):
                 raise Refused(child, "module", _snippet(child))
