@@ -29,7 +29,8 @@ def _numpy_saxpy(x_ptr, y_ptr, a, n):
 
 @triton.jit
 def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
-    _numpy_saxpy(x_ptr, y_ptr, a, n)  # on the CPU target the interpreter calls it with the live tensors
+    if getattr(x_ptr.handle, "data", None) is not None:  # compiled, an MLIR value has no .data: branch dropped
+        _numpy_saxpy(x_ptr, y_ptr, a, n)  # in the interpreter: called with the live tensors
 
 
 def launch_saxpy(N):

@@ -24,9 +24,8 @@ def _work(np, x_ptr, y_ptr, a, n):
 
 @triton.jit
 def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
-    np = triton.runtime.interpreter.np  # compiled, a module is a constant: no error until it is used
     if hasattr(x_ptr.handle, "data"):  # True only in the interpreter: compiled, the branch is dropped
-        _work(np, x_ptr, y_ptr, a, n)
+        _work(triton.runtime.interpreter.np, x_ptr, y_ptr, a, n)
 
 
 def launch_saxpy(N):
