@@ -5,7 +5,8 @@
 Here (trusted, nothing of the learner's runs): the size, UTF-8 and emptiness of the
 file, Python's parser (a syntax error's line) and the imports (`triton`,
 `triton.language` and its modules, `math`: a source check for a clear message; the
-sandbox is the wall). Then kernels/triton/compile_child.py runs in the sandbox
+sandbox is the wall), and what may run at import and in a kernel (kernels/triton/policy.py:
+on the CPU target the kernel runs as Python beside the buffers). Then kernels/triton/compile_child.py runs in the sandbox
 (kernels/triton/jail.py) with the learner's file and the cases the judge will run:
 it imports the file, checks the format's rules, calls every `launch_K` per case and
 compiles each distinct (kernel, argument types, meta-parameters, num_warps,
@@ -37,7 +38,7 @@ from kernels.compile import CompileResult
 from kernels.messages import Message
 from kernels.plan import env_for
 from kernels.spec import SCALAR_CTYPES, Case, Exercise
-from kernels.triton import jail
+from kernels.triton import jail, policy
 from kernels.triton import messages as msg
 
 SOURCE_NAME = "submission.triton.py"
@@ -197,6 +198,11 @@ def _check_source(text: str) -> Diagnostic | None:
         for name in names:
             if not _allowed_import(name):
                 return Diagnostic(node.lineno, node.col_offset + 1, "error", msg.import_refused(name[:100]))
+    refused = policy.check(tree)
+    if refused is not None:
+        message = msg.kernel_code(refused.kernel, refused.construct) if refused.where == "kernel" \
+            else msg.module_code(refused.construct)
+        return Diagnostic(refused.line, refused.column, "error", message)
     return None
 
 

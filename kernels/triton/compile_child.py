@@ -192,10 +192,13 @@ def call_launcher(fn, launcher, path: str, values: dict):
     constexprs = {p.name: p for p in fn.params if p.is_constexpr}
     meta = {}
     for key, value in got.items():
+        if type(key) is not str:  # before any comparison: a key's own __eq__ could pass for "grid"
+            described = f"<{type(key).__name__}>"[:80]
+            raise Refusal("launch_unknown_key", line, 0, described, name=name, key=described)
         if key in ("grid", "num_warps", "num_stages"):
             continue
-        if type(key) is not str or key not in constexprs:
-            raise Refusal("launch_unknown_key", line, 0, str(key)[:80], name=name, key=str(key)[:80])
+        if key not in constexprs:
+            raise Refusal("launch_unknown_key", line, 0, key[:80], name=name, key=key[:80])
         if type(value) not in (int, float, bool) or (type(value) is float and not math.isfinite(value)) \
                 or (type(value) is int and abs(value) >= 2**63):
             raise Refusal("launch_bad_meta", line, 0, repr(value)[:80], name=name, key=key)

@@ -40,6 +40,18 @@ def import_refused(module: str) -> Message:
                    module=module, allowed=IMPORTS)
 
 
+def module_code(construct: str) -> Message:
+    return Message(f"only imports, function definitions and constant assignments run when the file is imported, "
+                   f"not {construct} (such code belongs in launch_K)", "triton_module_code",
+                   construct=construct, launcher="launch_K")
+
+
+def kernel_code(kernel: str, construct: str) -> Message:
+    return Message(f"{kernel}: a {JIT} function may use Triton's language, its parameters and the file's constants "
+                   f"and {JIT} functions, not {construct}", "triton_kernel_code",
+                   kernel=kernel, construct=construct, jit=JIT)
+
+
 def import_failed(detail: str) -> Message:
     return Message(f"the file raised an error when it was imported: {detail}", "triton_import_failed",
                    detail=detail)

@@ -130,7 +130,7 @@ def test_allowed_imports(saxpy_exercise) -> None:
     (("(triton.cdiv(N, BLOCK),)", "(1, 70000)"), "triton_launch_grid", "def launch_saxpy("),
     (("def launch_saxpy(N):", "def launch_saxpy(N, M):"), "triton_launch_unknown_arg", "def launch_saxpy("),
     (("    BLOCK = 1024 if", "    BLOCK = 1 // 0 if"), "triton_launch_raised", "BLOCK = 1 // 0"),
-    (("import triton\n", "import triton\nMISSING + 1\n"), "triton_import_failed", "MISSING + 1"),
+    (("import triton\n", "import triton\nLIMIT = MISSING + 1\n"), "triton_import_failed", "MISSING + 1"),
 ])
 def test_broken_rules_name_the_rule_and_the_line(saxpy_exercise, change, want, where) -> None:
     source = SAXPY.replace(*change)
@@ -140,33 +140,40 @@ def test_broken_rules_name_the_rule_and_the_line(saxpy_exercise, change, want, w
     assert result.diagnostics[0].line == (line_of(source, where) if where else 0)
 
 
-# -- the sandbox holds: the learner's file runs at import, in launch_K and in the compiler --
+# -- the sandbox holds: the learner's code runs in launch_K and in the compiler ------------
+# (at import only imports, definitions and constants run: kernels/triton/policy.py)
+
+def in_launch(code: str) -> str:
+    """SAXPY with `code` (lines of Python, unindented) first in launch_saxpy's body."""
+    body = "".join(f"    {line}\n" for line in code.strip("\n").splitlines())
+    return SAXPY.replace("def launch_saxpy(N):\n", "def launch_saxpy(N):\n" + body)
+
 
 def test_reading_host_files_fails_inside(saxpy_exercise) -> None:
-    source = SAXPY + "\nSECRET = open('/etc/passwd').read()\n"
+    source = in_launch("SECRET = open('/etc/passwd').read()")
     result = compile_triton(source, saxpy_exercise, "emu", None)
-    assert code(result) == "triton_import_failed" and "FileNotFoundError" in result.diagnostics[0].message
+    assert code(result) == "triton_launch_raised" and "FileNotFoundError" in result.diagnostics[0].message
     assert result.diagnostics[0].line == line_of(source, "/etc/passwd")
 
 
 def test_a_socket_is_refused(saxpy_exercise) -> None:
-    source = SAXPY + "\nsocket = __import__('socket')\nsocket.create_connection(('1.1.1.1', 80), timeout=2)\n"
+    source = in_launch("socket = __import__('socket')\nsocket.create_connection(('1.1.1.1', 80), timeout=2)")
     result = compile_triton(source, saxpy_exercise, "emu", None)
-    assert code(result) == "triton_import_failed"
+    assert code(result) == "triton_launch_raised"
     assert "PermissionError" in result.diagnostics[0].message or "OSError" in result.diagnostics[0].message
 
 
 def test_writes_stay_inside(saxpy_exercise) -> None:
     escape = Path("/tmp") / f"kdojo-escape-{uuid.uuid4().hex}"
-    source = SAXPY + f"\nopen({str(escape)!r}, 'w').write('x')\nopen('/kdojo/lib/compile_child.py', 'a')\n"
+    source = in_launch(f"open({str(escape)!r}, 'w').write('x')\nopen('/kdojo/lib/compile_child.py', 'a')")
     result = compile_triton(source, saxpy_exercise, "emu", None)
-    assert code(result) == "triton_import_failed"
+    assert code(result) == "triton_launch_raised"
     assert "Permission denied" in result.diagnostics[0].message or "Read-only" in result.diagnostics[0].message
     assert not escape.exists()  # its /tmp was the sandbox's own
 
 
 def test_a_fork_bomb_is_contained(saxpy_exercise) -> None:
-    source = SAXPY + "\nos = __import__('os')\nwhile True:\n    os.fork()\n"
+    source = in_launch("os = __import__('os')\nwhile True:\n    os.fork()")
     started = time.perf_counter()
     result = compile_triton(source, saxpy_exercise, "emu", None)
     assert result.status in ("compile_error", "rejected") and not result.ok
@@ -174,16 +181,13 @@ def test_a_fork_bomb_is_contained(saxpy_exercise) -> None:
 
 
 def test_monkeypatching_triton_cannot_forge_a_binary(saxpy_exercise) -> None:
-    source = SAXPY + '''
-
+    source = in_launch('''
 class _Forged:
     class metadata:
         name, shared, global_scratch_size, global_scratch_align, num_warps = "saxpy", 10**9, 0, 1, 4
     asm = {"ptx": ".visible .entry saxpy(.param .u64 a)", "cubin": b"\\x7fELF" + b"\\0" * 64}
-
-
 triton.compile = lambda *args, **kwargs: _Forged()
-'''
+''')
     result = compile_triton(source, saxpy_exercise, "gpu", "sm_90")
     assert result.status == "rejected" and code(result) == "triton_compile_interfered"  # the parser refused it
     junk = compile_triton(source.replace("_Forged()", "object()"), saxpy_exercise, "gpu", "sm_90")
@@ -191,7 +195,7 @@ triton.compile = lambda *args, **kwargs: _Forged()
 
 
 def test_a_file_that_exits_gets_a_verdict(saxpy_exercise) -> None:
-    result = compile_triton(SAXPY + "\n__import__('os')._exit(7)\n", saxpy_exercise, "emu", None)
+    result = compile_triton(in_launch("__import__('os')._exit(7)"), saxpy_exercise, "emu", None)
     assert result.status == "compile_error" and code(result) == "triton_compile_exited"
     assert result.diagnostics[0].message.params == {"status": 7}
 

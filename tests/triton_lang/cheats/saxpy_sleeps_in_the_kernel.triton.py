@@ -1,0 +1,21 @@
+# CHEAT: sleeps inside the kernel on the CPU target (time.sleep from the interpreter), to stall the judge
+# VERDICT: rejected
+import triton
+import triton.language as tl
+
+
+def _nap():
+    __import__("time").sleep(3600)
+
+
+@triton.jit
+def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
+    _nap()  # on the CPU target the interpreter calls it
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, a * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def launch_saxpy(N):
+    return {"grid": triton.cdiv(N, 1024), "BLOCK": 1024}
+
