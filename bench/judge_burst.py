@@ -35,22 +35,31 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def _verdict_clock(sent: float, seen: list[float]):
+def _verdict_clock(sent: float, seen: list[float], stages: dict[str, float]):
     def on_event(event: dict) -> None:
-        if event.get("stage") == "tested" and not seen:
-            seen.append(time.perf_counter() - sent)
+        now = time.perf_counter() - sent
+        stage = str(event.get("stage"))
+        if stage == "tested" and not seen:
+            seen.append(now)
+        name = f"{stage}_{event['index']}" if stage == "benchmarking" and "index" in event else stage
+        stages.setdefault(name, now)
     return on_event
 
 
 def burst(judge, n: int) -> dict:
     source = SOURCE.read_text()
     verdict_s, result_s, verdicts = [], [], []
+    marks: dict[str, list[float]] = {}
     started = time.perf_counter()
     for _ in range(n):
         sent = time.perf_counter()
         seen: list[float] = []
-        doc = judge.run(source, EXERCISE, bench=True, on_event=_verdict_clock(sent, seen))
+        stages: dict[str, float] = {}
+        doc = judge.run(source, EXERCISE, bench=True, on_event=_verdict_clock(sent, seen, stages))
         result_s.append(time.perf_counter() - sent)
+        stages["result"] = result_s[-1]
+        for name, at in stages.items():
+            marks.setdefault(name, []).append(at)
         verdict_s.append(seen[0] if seen else result_s[-1])
         verdicts.append(doc["verdict"])
     wall_s = time.perf_counter() - started
@@ -59,7 +68,9 @@ def burst(judge, n: int) -> dict:
             "verdict_p95_s": round(percentile(verdict_s, 0.95), 3),
             "result_p50_s": round(statistics.median(result_s), 3),
             "result_p95_s": round(percentile(result_s, 0.95), 3),
-            "accepted": verdicts.count("accepted"), "last_doc_has_profile": "profile" in doc}
+            "accepted": verdicts.count("accepted"), "last_doc_has_profile": "profile" in doc,
+            # when each event arrived, seconds after the call (median over the burst)
+            "events_p50_s": {name: round(statistics.median(at), 3) for name, at in marks.items()}}
 
 
 def main() -> int:
@@ -67,6 +78,7 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--inline", type=int, default=0, help="first, N runs with the profile inside")
     parser.add_argument("--profiles", type=int, default=3, help="deferred profiles timed when idle")
+    parser.add_argument("--spares", type=int, default=None, help="warm job processes (the judge's default)")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     from kernels.judge import Judge
@@ -76,7 +88,8 @@ def main() -> int:
         with Judge(REPO / "lessons", backend="cuda") as judge:
             judge.wait_ready()
             report["inline_profile"] = burst(judge, args.inline)
-    with Judge(REPO / "lessons", backend="cuda", defer_profile=True) as judge:
+    spares = {} if args.spares is None else {"spares": args.spares}
+    with Judge(REPO / "lessons", backend="cuda", defer_profile=True, **spares) as judge:
         judge.wait_ready()
         report["deferred_profile"] = burst(judge, args.n)
         source = SOURCE.read_text()

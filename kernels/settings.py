@@ -71,6 +71,9 @@ SETTINGS: tuple[Setting, ...] = (
             "where the emulator's runtime objects are kept between jobs"),
     Setting("KDOJO_TRITON_PYTHON", "triton_python", "path", None, "file",
             "the Python interpreter with Triton that runs Triton submissions in the sandbox (default: the judge's own)"),
+    Setting("KDOJO_TRITON_COMPILE_S", "triton_compile_s", "seconds", 60.0, "s",
+            "the least CPU time of the Triton compile step (an exercise may allow more: 4 x its compile_s)",
+            strict=True),
     Setting("KDOJO_TRITON_COMPILE_MB", "triton_compile_mb", "megabytes", 4096, "MB",
             "address space of the Triton compile step (Python, Triton's compiler and ptxas each)", minimum=512),
     Setting("KDOJO_PROFILE", "profile", "switch", True, "",
@@ -143,6 +146,7 @@ class JudgeSettings:
     emu_cxx: str | None
     emu_cache: str | None
     triton_python: str | None
+    triton_compile_s: float
     triton_compile_mb: int
     profile: bool
     ncu: str | None

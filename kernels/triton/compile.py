@@ -38,6 +38,7 @@ from kernels.compile import CompileResult
 from kernels.messages import Message
 from kernels.plan import env_for
 from kernels.spec import SCALAR_CTYPES, Case, Exercise
+from kernels import settings
 from kernels.triton import jail, policy
 from kernels.triton import messages as msg
 
@@ -48,7 +49,6 @@ MAX_CUBIN_BYTES = 4 << 20
 ANSWER_BYTES = 48 << 20  # every cubin in base64, and the rest
 MAX_SHARED_BYTES = 227 * 1024  # what one block may have on sm_90
 MAX_SCRATCH_BYTES = 1 << 20  # Triton's global scratch per program
-MIN_COMPILE_S = 60  # Triton's cold start and one compile take ~5 s; a submission may need several
 STARTED = b"kdojo-triton-compile\n"  # the child's first bytes: the sandbox did start it
 CHILD = Path(__file__).with_name("compile_child.py")
 WARPS = (1, 2, 4, 8, 16, 32)
@@ -243,7 +243,9 @@ def _request(exercise: Exercise, cases: tuple[Case, ...], mode: str) -> dict[str
 
 
 def compile_seconds(exercise: Exercise) -> int:
-    return int(max(MIN_COMPILE_S, 4 * exercise.limits.compile_s))
+    """The compile step's CPU seconds: Triton's cold start and one compile take ~5 s and a
+    submission may need several, so at least KDOJO_TRITON_COMPILE_S (60 by default)."""
+    return int(max(settings.value("KDOJO_TRITON_COMPILE_S"), 4 * exercise.limits.compile_s))
 
 
 def _run_child(text: str, exercise: Exercise, request: dict[str, Any], started: float) -> CompileResult:

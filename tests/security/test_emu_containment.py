@@ -43,13 +43,13 @@ WALL_S = 20.0
 PEAK_BYTES = 2.5e9
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def exercise():
     ex = find_exercise("reduction.block_sum")
     return dataclasses.replace(ex, limits=Limits(compile_s=15, run_s=4, bench_s=5))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def backend():
     return EmuTarget()
 
@@ -379,11 +379,12 @@ def test_sleeping_ends_at_the_case_limit(exercise, backend, secret):
 
 
 @pytest.mark.parametrize("spin", [0, 1])
-def test_sleeping_just_under_every_case_limit_ends_at_the_budget(backend, secret, spin):
-    # The exercise's own limits (10 s a case): 9.5 s of sleep passes each case's wall
-    # clock, and the fast and checked runs of 13 cases took 221 s before the budget.
-    exercise = find_exercise("reduction.block_sum")
-    result, wall = judge(exercise, backend, attack("sleep_just_under.cu", SLEEP_S=9, SPIN=spin))
+def test_sleeping_just_under_every_case_limit_ends_at_the_budget(exercise, backend, secret, spin, monkeypatch):
+    # 3 s of sleep passes each case's 4 s wall clock, and the fast and checked runs of
+    # 13 cases would take 78 s: the submission's budget (7 s here, 16 by default) ends it.
+    # (With the exercise's own 10 s a case, 13 cases took 221 s before the budget.)
+    monkeypatch.setenv(emu_backend.BUDGET_ENV, "7")
+    result, wall = judge(exercise, backend, attack("sleep_just_under.cu", SLEEP_S=3, SPIN=spin))
     assert result["verdict"] == "time_limit_exceeded", result["message"]
     assert "budget" in result["message"]
     assert wall < emu_backend.budget_s() + 2, f"took {wall:.1f} s"
