@@ -199,7 +199,7 @@ def compile_programs(tu_text: str, timeout_s: float, check: Callable[[str], None
     Raises CompilerLimit when g++ runs past its memory (jail.compile_memory_bytes(),
     shared by the two compilers running at once) or `timeout_s` (CPU and wall, in all)."""
     objects = {v: runtime_objects(v) for v in VARIANTS}
-    work = jail.work_dir()  # the jailed compiler may run as uid 65534
+    work = jail.work_dir()  # the jailed compiler may run as the sandbox uid
     try:
         # The file is named after the learner's (debug info names the main file,
         # whatever #line says), so addr2line answers with "submission.cu:LINE".

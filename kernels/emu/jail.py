@@ -14,8 +14,10 @@ under bubblewrap, started by the judge with the limits already set:
 * rlimits, set in the child before bubblewrap is exec'd (so they hold from
   the first instruction): RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE,
   RLIMIT_NOFILE, RLIMIT_CORE, and RLIMIT_NPROC. When the judge runs as root
-  the child first becomes uid 65534 for real, so the kernel enforces
-  RLIMIT_NPROC inside the sandbox's user namespace (it never does for root).
+  the child first becomes an unprivileged uid for real, so the kernel enforces
+  RLIMIT_NPROC inside the sandbox's user namespace (it never does for root):
+  the judge process's own uid from a pool (`sandbox_uid`), so that count is
+  this submission's tasks alone, not every sandbox's on the machine.
 * the program's seccomp filter (kernels/emu/seccomp.py), which bubblewrap
   installs before it execs the program (`--seccomp FD`).
 
@@ -44,7 +46,15 @@ from kernels import settings
 from kernels.cgroup import set_capped, user_tasks
 from kernels.emu import seccomp
 
-NOBODY = 65534
+NOBODY = 65534  # the uid inside every sandbox, and outside when no pool uid can be had
+# Sandbox uids outside, when the judge is root: one per judge process (a job process
+# judges one submission), far above any account's. RLIMIT_NPROC counts a uid's tasks
+# machine-wide, so with one shared uid a sandbox's room shrank whenever others started
+# after it: a busy judge's clone or thread failed for a correct kernel (#25).
+UID_BASE = 0x6000_0000
+UID_SLOTS = 4096
+UID_LOCKS = Path("/tmp") / f"kdojo-sandbox-uids-{os.geteuid()}"
+_uid_held: dict[str, int] = {}
 UNSANDBOXED_ENV = "KDOJO_EMU_UNSANDBOXED"
 COMPILE_MB_ENV = "KDOJO_EMU_COMPILE_MB"  # the compile step's memory (its compilers share it)
 MEMORY_MB_ENV = "KDOJO_EMU_MEMORY_MB"  # the address space of a submission's two programs together
@@ -104,7 +114,7 @@ def mode() -> Mode:
         for as_nobody in ((True, False) if _as_nobody_possible() else (False,)):
             ok, why = _probe(path, as_nobody)
             if ok:
-                who = "as uid 65534" if as_nobody else f"as uid {os.geteuid()}"
+                who = "as a pool uid per judge process" if as_nobody else f"as uid {os.geteuid()}"
                 return Mode(True, as_nobody, f"bubblewrap namespaces {who}, seccomp, rlimits")
     if settings.value(UNSANDBOXED_ENV) == "1":
         return Mode(False, _as_nobody_possible(),
@@ -139,9 +149,55 @@ def _probe(path: str, as_nobody: bool) -> tuple[bool, str]:
 
 
 def _become_nobody() -> None:
+    _become(NOBODY)
+
+
+def _become(uid: int) -> None:
     os.setgroups([])
-    os.setgid(NOBODY)
-    os.setuid(NOBODY)
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def sandbox_uid() -> int:
+    """The uid this process's sandboxes run as outside their namespace when the judge is
+    root: a pool uid held (an flock, released by the kernel when this process ends) for
+    the life of the process, or 65534 when none can be had (the lock folder is not ours
+    alone, or every slot is taken)."""
+    if _uid_held.get("pid") == os.getpid():
+        return _uid_held["uid"]
+    uid, fd = _take_uid()
+    _uid_held.update(pid=os.getpid(), uid=uid, fd=fd)
+    return uid
+
+
+def _take_uid() -> tuple[int, int]:
+    import fcntl
+    import stat
+
+    try:
+        UID_LOCKS.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(UID_LOCKS)
+    except OSError:
+        return NOBODY, -1
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        return NOBODY, -1  # made by someone else: its locks would mean nothing
+    first = os.getpid() % UID_SLOTS
+    for k in range(UID_SLOTS):
+        slot = (first + k) % UID_SLOTS
+        try:
+            fd = os.open(UID_LOCKS / str(slot), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        uid = UID_BASE + slot
+        if user_tasks(uid) == 0:  # nothing of an earlier holder still runs as it
+            return uid, fd
+        os.close(fd)
+    return NOBODY, -1
 
 
 def _base_args() -> list[str]:
@@ -197,17 +253,18 @@ def _limits(cpu_s: int, memory_bytes: int, file_bytes: int, files: int) -> list[
 
 def _child_setup(limits: list[tuple[int, int, int]], tasks: int, as_nobody: bool,
                  fprog: "_Fprog | None") -> Callable[[], None]:
-    """The preexec_fn: limits, then (if root) uid 65534, then (unsandboxed) seccomp.
-    uid 65534's tasks are counted in the child, just before it becomes one of them
-    (the count changes with every other sandbox on the machine)."""
+    """The preexec_fn: limits, then (if root) this process's sandbox uid, then
+    (unsandboxed) seccomp. The uid's tasks are counted in the child, just before it
+    becomes one of them (this submission's other sandboxes may be running)."""
+    uid = sandbox_uid() if as_nobody else None  # taken here: the lock belongs to this process
 
     def setup() -> None:
         for res, soft, hard in limits:
             set_capped(res, soft, hard)
-        if as_nobody:
-            nproc = user_tasks(NOBODY) + tasks
+        if uid is not None:
+            nproc = user_tasks(uid) + tasks
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-            _become_nobody()
+            _become(uid)
         if fprog is not None:
             fprog.install()
 
@@ -251,12 +308,13 @@ class Launch:
 
 def work_dir(prefix: str = "kdojo-emu-") -> Path:
     """A private directory for one submission's compiler and program, usable by the
-    sandbox's uid: owned by uid 65534 (mode 0700) when the sandbox runs as it, with
+    sandbox's uid: owned by it (mode 0700) when the sandbox runs as one (sandbox_uid), with
     every ancestor we own made traversable (o+x, not readable: the job's own
     directory is 0700). Nobody else can read or swap the program in it."""
     path = Path(tempfile.mkdtemp(prefix=prefix))
     if mode().as_nobody:
-        os.chown(path, NOBODY, NOBODY)
+        uid = sandbox_uid()
+        os.chown(path, uid, uid)
         for parent in path.parents:
             try:
                 st = parent.stat()

@@ -12,11 +12,11 @@ walls (kernels/emu/jail.py; its pieces are reused):
   shared libraries, the packages the program needs (`triton`, `numpy`) each under
   /kdojo/site, our own program's files under /kdojo/lib, the work folder at
   /kdojo/work, a minimal /dev and a size-bounded tmpfs /tmp. No /etc, /home, /proc
-  or host /tmp. bubblewrap runs as uid 65534 when the judge is root: each folder
+  or host /tmp. bubblewrap runs as the judge process's sandbox uid when it is root: each folder
   shown must be reachable by it, so the folders above them that the judge owns get
   o+x (never o+r), as the emulator's work folders do.
 * rlimits set in the child before bubblewrap is exec'd (address space, CPU time,
-  file size, open files, no core, and as root a task count for uid 65534).
+  file size, open files, no core, and as root a task count for that uid).
 * seccomp (kernels/triton/seccomp.py): the outer filter from bubblewrap, and for a
   program that may start no other (`spawn=False`) a second layer that the bootstrap
   below installs before it runs our program.
@@ -67,8 +67,8 @@ SITE, LIB, WORK = "/kdojo/site", "/kdojo/lib", "/kdojo/work"
 TMP_BYTES = 256 << 20  # Triton's cache and ptxas's files
 FILE_BYTES = 64 << 20  # any one file the program writes (a cubin is well under 1 MB)
 FILES = 256
-# RLIMIT_NPROC room, as for the emulator's compilers: uid 65534's tasks of every other
-# sandbox count too; the compiler's own are few (its threads, ptxas). Smaller than the
+# RLIMIT_NPROC room, as for the emulator's compilers: the tasks of this judge process's
+# other sandboxes count too; the compiler's own are few (its threads, ptxas). Smaller than the
 # emulator's room for g++: the learner's code runs in this process and may fork, so the
 # room bounds a fork bomb (the wall time then kills the whole pid namespace).
 TASKS = 64

@@ -1,18 +1,21 @@
 """A busy judge is not the learner's fault.
 
-Every sandbox runs as uid 65534, and RLIMIT_NPROC counts all of that uid's
-tasks, the sandboxes started later included. A compile whose limit left no
-room for them failed to start `cc1plus`/`ld` when others started meanwhile
-("vfork: Resource temporarily unavailable"), and the learner got
-`compile_error` (24 compiles at once did it on a 2-core machine; the H100
-worker did it with 12 test processes). Here uid 65534 gains 100 tasks while a
-correct kernel is being compiled: the compile must still succeed.
+RLIMIT_NPROC counts all of a uid's tasks, machine-wide. When every sandbox ran
+as uid 65534, a compile whose limit left no room for the sandboxes started
+later failed to start `cc1plus`/`ld` ("vfork: Resource temporarily
+unavailable"), and the learner got `compile_error` (24 compiles at once did it
+on a 2-core machine; the H100 worker did it with 12 test processes). Now each
+judge process's sandboxes run as a uid of their own (`jail.sandbox_uid`); the
+tests below start 100 tasks as uid 65534 and as another judge's pool uid while a
+correct kernel is compiled, and the compile must still succeed; two judge
+processes never share a uid.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import threading
 import time
 
@@ -46,15 +49,57 @@ extern "C" __global__ void block_sum(const float* in, float* out, int N) {
 """
 
 
-def _as_nobody() -> None:
-    os.setgroups([])
-    os.setgid(jail.NOBODY)
-    os.setuid(jail.NOBODY)
+def _as(uid: int):
+    def become() -> None:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    return become
 
 
-def test_a_compile_survives_other_sandboxes_starting_meanwhile():
+def _pool_uid_of_another_process() -> int:
+    """The uid a second judge process takes (it holds it while alive: this one lives 60 s)."""
+    code = "import time\nfrom kernels.emu import jail\nprint(jail.sandbox_uid(), flush=True)\ntime.sleep(60)\n"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    _OTHERS.append(proc)
+    return int(proc.stdout.readline())
+
+
+_OTHERS: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _end_other_judges():
+    yield
+    while _OTHERS:
+        proc = _OTHERS.pop()
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+
+
+def _root_sandboxes() -> None:
     if not (jail.mode().sandboxed and jail.mode().as_nobody):
-        pytest.skip("the sandboxes run as uid 65534 only when the judge is root")
+        pytest.skip("the sandboxes run as a pool uid only when the judge is root")
+
+
+def test_each_judge_process_has_a_sandbox_uid_of_its_own():
+    _root_sandboxes()
+    mine, theirs = jail.sandbox_uid(), _pool_uid_of_another_process()
+    assert mine == jail.sandbox_uid()  # held for the life of the process
+    assert len({mine, theirs, jail.NOBODY}) == 3
+    assert jail.UID_BASE <= mine < jail.UID_BASE + jail.UID_SLOTS
+    work = jail.work_dir("kdojo-uid-test-")
+    try:
+        assert work.stat().st_uid == mine
+    finally:
+        work.rmdir()
+
+
+@pytest.mark.parametrize("who", ["nobody", "another judge"])
+def test_a_compile_survives_other_sandboxes_starting_meanwhile(who):
+    _root_sandboxes()
+    other_uid = jail.NOBODY if who == "nobody" else _pool_uid_of_another_process()
     exercise = find_exercise("reduction.block_sum")
     compiled = compile_submission(SLOW_TO_COMPILE, exercise)
     outcome: dict[str, object] = {}
@@ -69,8 +114,8 @@ def test_a_compile_survives_other_sandboxes_starting_meanwhile():
         build.runtime_objects(variant)
     worker = threading.Thread(target=compile_it)
     worker.start()
-    time.sleep(0.3)  # the compile's sandboxes have counted uid 65534's tasks by now
-    others = [subprocess.Popen(["sleep", "60"], preexec_fn=_as_nobody) for _ in range(100)]
+    time.sleep(0.3)  # the compile's sandboxes have counted their uid's tasks by now
+    others = [subprocess.Popen(["sleep", "60"], preexec_fn=_as(other_uid)) for _ in range(100)]
     try:
         worker.join(timeout=120)
         assert not worker.is_alive()
