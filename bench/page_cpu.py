@@ -14,9 +14,10 @@ threadpool hop made inline so the profile sees the route's work).
     PYTHONPATH=. .venv/bin/python bench/page_cpu.py --no-profile
     PYTHONPATH=. .venv/bin/python bench/page_cpu.py --class 200        # and 200 learners at once
     PYTHONPATH=. .venv/bin/python bench/page_cpu.py --class 200 --cold # they are the server's first pages
+    PYTHONPATH=. .venv/bin/python bench/page_cpu.py --class 200 --cold --warm   # ... of a server warmed as `kdojo serve` is
 
 `--class N` then has N more signed-in learners (no progress) ask for the page all at
-once through the real request threadpool while `/healthz` is asked every 50 ms, and
+once through the real request threadpool while `/healthz` is asked every 10 ms, and
 prints the pages' and /healthz's wall p50/p99 and the CPU per page: the GIL's share
 of `bench/class_load.py`'s burst without HTTP or a client process.
 """
@@ -72,7 +73,7 @@ def make_class(app, count: int) -> list[str]:  # noqa: ANN001
 
 
 async def at_once(one, tokens: list[str], lang: str) -> None:  # noqa: ANN001
-    """Every learner's page at once, /healthz every 50 ms meanwhile; wall times and CPU."""
+    """Every learner's page at once, /healthz every 10 ms meanwhile; wall times and CPU."""
     from app.security.sessions import SESSION_COOKIE
 
     async def timed(coro) -> float:  # noqa: ANN001
@@ -86,7 +87,7 @@ async def at_once(one, tokens: list[str], lang: str) -> None:  # noqa: ANN001
     async def probe() -> None:
         while not done.is_set():
             health.append(await timed(one("", "/healthz")))
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.01)
 
     prober = asyncio.create_task(probe())
     await asyncio.sleep(0.1)
@@ -116,6 +117,8 @@ def main() -> int:
                         help="then N learners at once (with /healthz probed meanwhile)")
     parser.add_argument("--cold", action="store_true",
                         help="the class's burst first, before any page was rendered (as on a fresh server)")
+    parser.add_argument("--warm", action="store_true",
+                        help="render every lesson page once first, as `kdojo serve` does (app.pages.warm)")
     parser.add_argument("--sort", default="cumulative", help="the profile's order (cumulative, tottime)")
     args = parser.parse_args()
 
@@ -132,6 +135,10 @@ def main() -> int:
                         judge_backend="emu", embedded_worker=False, secret_key="page-cpu-" + "x" * 32)
     upgrade(settings.database_url)
     app = create_app(settings)
+    if args.warm:
+        from app.pages.warm import warm
+
+        print(f"warmed: {warm(app)}")
     lesson = app.state.catalog.lesson(args.lesson)
     if lesson is None:
         raise SystemExit(f"no lesson {args.lesson!r}")
