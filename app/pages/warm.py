@@ -40,9 +40,12 @@ def warm(app: Any) -> dict[str, Any]:
     async def every_page() -> None:
         for path in paths:
             for lang in LANGS:
-                status = await _get(app, path, f"{SESSION_COOKIE}={WARM_SESSION}; {LANG_COOKIE}={lang}")
+                try:
+                    status: int | str = await _get(app, path, f"{SESSION_COOKIE}={WARM_SESSION}; {LANG_COOKIE}={lang}")
+                except Exception as exc:  # noqa: BLE001 - said, and the page is served (and fails) as before
+                    status = type(exc).__name__
                 if status != 200:
-                    failed.append(f"{path} ({lang}): HTTP {status}")
+                    failed.append(f"{path} ({lang}): {status if isinstance(status, str) else f'HTTP {status}'}")
 
     metrics = getattr(app.state, "metrics", None)
     counted = dict(metrics.http) if metrics is not None else {}
