@@ -123,6 +123,7 @@ def serve(settings) -> int:  # noqa: ANN001
         if unreachable is not None:
             print(f"kdojo serve: {unreachable} (or run with --no-worker)", file=sys.stderr)
             return 1
+    warm_pages(app)
     print(f"kdojo: serving http://{settings.host}:{settings.port}", file=sys.stderr)
     # What start-up made (the catalog, rendered lessons, templates, compiled statements) lives as
     # long as the server: frozen out of the cyclic collector's sight, a full collection under load
@@ -134,3 +135,19 @@ def serve(settings) -> int:  # noqa: ANN001
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=settings.access_log,
                 proxy_headers=False, log_config=None)
     return 0
+
+
+def warm_pages(app) -> None:  # noqa: ANN001
+    """Every lesson page rendered once before the first request (app.pages.warm, #25): a class
+    opening a lesson on a fresh server no longer makes each request thread compile and render
+    the same things at once. A page that fails here is said and served (and fails) as before."""
+    try:
+        from app.pages.warm import warm
+    except ModuleNotFoundError as exc:  # a server without the pages (app.main says so)
+        if exc.name != "app.pages":
+            raise
+        return
+    done = warm(app)
+    for failure in done["failed"]:
+        print(f"kdojo serve: warming {failure}", file=sys.stderr)
+    print(f"kdojo: {done['pages']} lesson pages rendered in {done['seconds']} s", file=sys.stderr)

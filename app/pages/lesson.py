@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, Request
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse
 
 from app import xp as xp_rules
@@ -23,6 +23,12 @@ from app.services.catalog_view import visible
 router = APIRouter(route_class=SessionRoute)
 
 
+# Lesson pages rendered at once, at most (issue #25). A render is ~1.5 ms of Python
+# holding the GIL; 200 of them in anyio's 40 threads made 40 threads ask for the GIL
+# at every switch, and the event loop (/healthz, the streams, accepting connections)
+# waited behind them. A few threads keep both cores busy (a render also waits for
+# SQLite) while the rest wait in line, first come first served, holding nothing.
+PAGE_THREADS = 4
 PROFILING_TTL_S = 60.0  # looking for ncu searches PATH (~0.2 ms): once a minute, not per page
 _profiling: dict[str | None, tuple[float, str]] = {}
 
@@ -147,8 +153,17 @@ def _comments_until(session: Any, lesson_id: str, cached: bool) -> tuple[float, 
 async def lesson_page(lesson_id: str, request: Request) -> HTMLResponse:
     # One thread hop for the whole page (issue #13): as a sync route with sync
     # dependencies it made four (session in and out, user, page), each a wait for
-    # the threadpool and the GIL under load.
-    return await run_in_threadpool(_lesson_page_in_thread, lesson_id, request)
+    # the threadpool and the GIL under load. At most PAGE_THREADS at once (#25).
+    return await anyio.to_thread.run_sync(_lesson_page_in_thread, lesson_id, request,
+                                          limiter=page_limiter(request.app))
+
+
+def page_limiter(app: Any) -> anyio.CapacityLimiter:
+    """The app's own limit on lesson-page renders in threads (PAGE_THREADS)."""
+    limiter = getattr(app.state, "page_limiter", None)
+    if limiter is None:
+        limiter = app.state.page_limiter = anyio.CapacityLimiter(PAGE_THREADS)
+    return limiter
 
 
 def _lesson_page_in_thread(lesson_id: str, request: Request) -> HTMLResponse:

@@ -90,6 +90,9 @@ def test_serve_migrates_and_answers_on_its_port(tmp_path, lessons_dir):
     assert body["lessons_total"] == 2
     assert db.exists()
     assert "GET /api/me/progress" not in log  # no access log unless asked for (issue #4)
+    # every lesson page rendered once before serving (#25), and no access log line for it
+    assert "kdojo: 4 lesson pages rendered in" in log and "warming" not in log
+    assert "GET /lessons/" not in log
 
 
 def test_serve_logs_each_request_with_the_access_log_on(tmp_path, lessons_dir):

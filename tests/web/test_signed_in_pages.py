@@ -273,3 +273,65 @@ def test_sqlite_keeps_the_connections_a_burst_opened(app) -> None:  # noqa: ANN0
         for connection in held:
             connection.close()  # back to the pool
     assert len(opened) == 25
+
+
+def test_a_warmed_server_renders_its_first_signed_in_page_from_what_it_kept(app) -> None:  # noqa: ANN001
+    """`kdojo serve` renders every lesson page once before it serves (#25): a class's first pages
+    then compile no template, render no Markdown and make no panel; the warming counts no request."""
+    from app.content.markdown import render_inline, render_markdown
+    from app.pages.warm import warm
+
+    render_markdown.cache_clear()
+    render_inline.cache_clear()
+    partials.clear()
+    templates.env.cache.clear()
+    done = warm(app)
+    assert done["pages"] == 4 and done["failed"] == []  # two lessons, two languages
+    assert app.state.metrics.http == {}
+
+    def made() -> tuple[int, ...]:
+        return (render_markdown.cache_info().misses, render_inline.cache_info().misses, partials.size(),
+                len(templates.env.cache))
+
+    kept = made()
+    with TestClient(app):
+        ada, _ = learner(app, "ada@example.com", "Ada")
+        for lang in ("ko", "en"):
+            page = ada.get(PAGE + f"?lang={lang}")
+            assert page.status_code == 200 and '<a href="/me" class="nav-me">Ada</a>' in page.text
+            assert f'<html lang="{lang}">' in page.text
+        ada.close()
+    assert made() == kept
+
+
+def test_learners_loading_a_lesson_together_each_get_their_own_page(app) -> None:  # noqa: ANN001
+    """Lesson pages render a few at a time (PAGE_THREADS, #25); 24 learners asking at the
+    same moment of a real server each get their own page, with no other learner's name."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    from app.pages.lesson import PAGE_THREADS
+    from app.security.passwords import hash_password
+    from app.security.sessions import SESSION_COOKIE
+    from app.services.accounts import NewAccount, create_account
+    from app.services.sessions import create_session
+    from tests.web.live_server import live_server
+
+    password_hash = hash_password("together-secret")
+    with transaction(app.state.sessionmaker) as session:
+        tokens = [create_session(session, create_account(session, NewAccount(
+            f"together{i}@example.com", f"Together {i:02d}", password_hash)), days=1) for i in range(24)]
+    with live_server(app) as base:
+        def page(i: int) -> httpx.Response:
+            with httpx.Client(base_url=base, cookies={SESSION_COOKIE: tokens[i]}, timeout=60) as client:
+                return client.get(PAGE)
+
+        with ThreadPoolExecutor(24) as pool:
+            pages = list(pool.map(page, range(24)))
+    for i, response in enumerate(pages):
+        assert response.status_code == 200
+        names = re.findall(r'class="nav-me">([^<]*)<', response.text)
+        assert names == [f"Together {i:02d}"]
+    limiter = app.state.page_limiter
+    assert (limiter.total_tokens, limiter.borrowed_tokens) == (PAGE_THREADS, 0)
