@@ -152,7 +152,10 @@ def test_a_slow_event_callback_is_not_counted_as_the_kernels_time(scratch_exerci
     from kernels.judge import SLACK_S, Judge
 
     lessons = scratch_exercise.parents[2]
+    spec = scratch_exercise / "exercise.toml"  # a 3 s case limit: the same deadline, sooner
+    spec.write_text(spec.read_text().replace("run_s = 10", "run_s = 3"))
     with Judge(lessons, backend="emu", keep_spare=False) as judge:
+        assert judge.exercise("reduction.block_sum").limits.run_s == 3
         stall_s = judge.exercise("reduction.block_sum").limits.run_s + SLACK_S + 2
         stalled: list[float] = []
 
