@@ -459,21 +459,50 @@ FIT_GRID = {  # the model's three fitted constants (kernels/profile/model.py) an
 }
 
 
-def _reestimator(emu_path: str, times_path: str):
+def resources_path(emu_path: str) -> Path:
+    """Where NVRTC's facts about the stored files are kept beside their counts."""
+    return Path(emu_path).with_name("resources.json")
+
+
+def _compiled_facts(file: str, source: str, exercise, kept: dict, fresh: dict) -> tuple[dict, dict]:
+    """(constants, ptxas resources per kernel) of `source`: from `kept` (resources.json) when it
+    holds this very source compiled by this NVRTC, else from NVRTC now (two compiles, ~0.1 s
+    each), recorded in `fresh`."""
+    import hashlib
+
+    from kernels import nvrtc
+    from kernels.compile import compile_submission
+    from kernels.profile.run import resources
+
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    toolchain = "nvrtc %d.%d" % nvrtc.load().version
+    hit = kept.get(file)
+    if hit and hit.get("sha256") == digest and hit.get("toolchain") == toolchain:
+        return hit["constants"], hit["resources"]
+    constants = compile_submission(source, exercise, None).constants
+    res = resources(source, exercise, constants)
+    fresh[file] = {"sha256": digest, "toolchain": toolchain, "constants": constants, "resources": res}
+    return constants, res
+
+
+def _reestimator(emu_path: str, times_path: str, store_resources: bool = False):
     """A function (constants → [(file, lesson, estimate ms, measured ms)]) that re-runs the model
-    on the emulator's stored counts; occupancy from NVRTC's resources, computed once per file."""
+    on the emulator's stored counts; occupancy from NVRTC's resources, computed once per file
+    (or read from resources.json beside the counts, where it holds the same source and NVRTC;
+    `store_resources` rewrites that file)."""
     from kernels.profile import doc as prof
     from kernels.profile import model
     from kernels.exercises import find_exercise
-    from kernels.compile import compile_submission
     from kernels.plan import env_for, resolve_launches
-    from kernels.profile.run import resources
 
     rows: dict[str, list] = {}
     for r in _load(emu_path):
         if "kernel" in r:
             rows.setdefault(r["file"], []).append(r)
     measured = {r["file"]: r["ms"] for r in _load(times_path) if "ms" in r}
+    kept_path = resources_path(emu_path)
+    kept = json.loads(kept_path.read_text()) if kept_path.is_file() else {}
+    fresh: dict = {}
     jobs = []
     for file, launches in rows.items():
         if file not in measured:
@@ -481,13 +510,15 @@ def _reestimator(emu_path: str, times_path: str):
         exercise_id, rel = file.split("/", 1)
         exercise = find_exercise(exercise_id)
         source = (exercise.folder / rel).read_text()
-        constants = compile_submission(source, exercise, None).constants
-        res = resources(source, exercise, constants)
+        constants, res = _compiled_facts(file, source, exercise, kept, fresh)
         case = next(c for c in (*exercise.tests, *exercise.benchmark.cases) if c.label == launches[0]["case"])
         plan = resolve_launches(exercise.launches, env_for(case, constants))
         occ = [prof.kernel_entry(l.kernel, l.grid, l.block, l.shared_bytes, res.get(l.kernel), {})["occupancy"]
                for l in plan]
         jobs.append((file, exercise, source, case, [r["counts"] for r in launches], occ, constants))
+    if store_resources:
+        kept_path.write_text(json.dumps({**{f: kept[f] for f in kept if f not in fresh}, **fresh},
+                                        indent=1, sort_keys=True) + "\n")
 
     def run(values: dict) -> list[tuple[str, str, float, float]]:
         saved = {k: getattr(model, k) for k in values}

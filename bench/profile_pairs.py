@@ -5,6 +5,7 @@ the exercise's largest benchmark case, as a markdown table.
     PYTHONPATH=. python3 bench/profile_pairs.py                   # the emulator's side, anywhere
     PYTHONPATH=. python3 bench/profile_pairs.py --gpu             # and the measured times (a GPU, CuPy)
     PYTHONPATH=. python3 bench/profile_pairs.py --exercise shared-tiling.transpose
+    PYTHONPATH=. python3 bench/profile_pairs.py --counts bench/data/profile-agreement-2026-11-29/emu.jsonl.gz --store-resources
 
 A pair is "ranked" when the estimate puts slow above fast, "found" when the slow file's findings
 include the expected one. --gpu times each file as the benchmark does (L2 flushed, median).
@@ -102,12 +103,14 @@ def gpu_ms(exercise_id: str, file: str) -> float | None:
     return round(summary.median_ms, 4)
 
 
-def from_counts(emu_jsonl: str) -> dict[str, float]:
+def from_counts(emu_jsonl: str, store_resources: bool = False) -> dict[str, float]:
     """{"exercise/file": estimate ms}: the model as it is now, re-run on the emulator's counts stored
-    by bench/profile_agreement.py --backend emu (files the stored H100 times also have)."""
+    by bench/profile_agreement.py --backend emu (files the stored H100 times also have).
+    NVRTC's resources come from resources.json beside the counts where it holds the same
+    source and NVRTC; `store_resources` rewrites it."""
     from profile_agreement import _reestimator  # bench/ is on sys.path when run from here
 
-    return {file: est for file, _, est, _ in _reestimator(emu_jsonl, str(STORED_TIMES))({})}
+    return {file: est for file, _, est, _ in _reestimator(emu_jsonl, str(STORED_TIMES), store_resources)({})}
 
 
 def counts_table(pairs: list[dict[str, Any]], emu_jsonl: str) -> list[tuple[dict[str, Any], float, float, float, float]]:
@@ -158,12 +161,17 @@ def main() -> int:
     parser.add_argument("--counts", metavar="EMU_JSONL",
                         help="no emulator run: the model on counts stored by profile_agreement.py --backend emu, "
                              "against the stored H100 times")
+    parser.add_argument("--store-resources", action="store_true",
+                        help="(with --counts) rewrite resources.json beside the counts: NVRTC's constants "
+                             "and ptxas resources per file, so later runs compile nothing it holds")
     args = parser.parse_args()
     pairs = [p for p in load_pairs() if args.exercise in (None, p["exercise"])]
     if not pairs:
         print(f"profile_pairs: no pair for {args.exercise!r}", file=sys.stderr)
         return 2
     if args.counts:
+        if args.store_resources:
+            from_counts(args.counts, store_resources=True)
         print("| exercise | slow | fast | est. slow ms | est. fast ms | H100 slow ms | H100 fast ms | ranked |\n"
               "|---|---|---|---|---|---|---|---|")
         for p, es, ef, gs, gf in counts_table(pairs, args.counts):
