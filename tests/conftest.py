@@ -57,6 +57,9 @@ def _shares_a_module_fixture(item: pytest.Item) -> bool:
     return any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
 
 
+# tryfirst: pytest-xdist's worker reads the xdist_group marks in its own hook of this name;
+# marks added after it were ignored, and a module's fixture was built once per worker.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     skip_gpu = None if gpu_available() else pytest.mark.skip(reason="needs a CUDA GPU (none visible)")
     for item in items:
