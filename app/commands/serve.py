@@ -130,6 +130,10 @@ def serve(settings) -> int:  # noqa: ANN001
     # walks only the requests' garbage instead of pausing every request behind it.
     gc.collect()
     gc.freeze()
+    # The event loop (and with it /healthz) takes the GIL back from the request threads after
+    # at most 1 ms instead of Python's 5: under a class's burst of posts it waited its turn
+    # behind dozens of threads holding it 5 ms each (docs/benchmarks.md, "A class at once").
+    sys.setswitchinterval(0.001)
     # proxy_headers off: the app trusts X-Forwarded-For only from KDOJO_FORWARDED_ALLOW_IPS (app.main)
     # log_config=None: uvicorn's lines go through our logging (secrets masked, a 500's traceback once)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", access_log=settings.access_log,
