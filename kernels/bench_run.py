@@ -15,6 +15,7 @@ No kernel can fake a time here (#26; kernels/bench_integrity.py has the parts):
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import Any, Callable
 
@@ -54,26 +55,44 @@ def device_limits(peak: float) -> dict[str, Any]:
     return _PEAK["limits"]
 
 
+def _cases(exercise: Exercise, max_sizes: int | None) -> tuple[Case, ...]:
+    assert exercise.benchmark is not None
+    return exercise.benchmark.cases[:max_sizes] if max_sizes else exercise.benchmark.cases
+
+
+def _cap_s(exercise: Exercise, cases: int) -> float:
+    """Each measurement's time cap: the benchmark's limit shared by every size's
+    kernel and baselines, at most 2 s."""
+    assert exercise.benchmark is not None
+    return min(2.0, exercise.limits.bench_s / max(1, cases * (1 + len(exercise.benchmark.baselines))))
+
+
+def _case_seed(seed: int, index: int) -> int:
+    return (seed * 7919 + index) % 2**63
+
+
 def run_benchmark(exercise: Exercise, backend: Any, program: Any, compiled: CompileResult,
                   seed: int, emit: Callable[[dict], None], peak: float | None = None,
-                  max_sizes: int | None = None) -> tuple[dict[str, Any] | None, str | None]:
-    """(benchmark section, problem). `problem` is a wrong-answer message from a timed call."""
+                  max_sizes: int | None = None,
+                  baselines: dict[str, dict[str, float | None]] | None = None
+                  ) -> tuple[dict[str, Any] | None, str | None]:
+    """(benchmark section, problem). `problem` is a wrong-answer message from a timed call.
+    `baselines`: each size's baseline times (by size index) measured before any learner
+    code ran (`baselines_first`); a size without them measures its baselines here."""
     import cupy
 
-    assert exercise.benchmark is not None
     flush = backend.flusher or L2Flusher(backend.l2_bytes)
     if peak:
         _PEAK.setdefault("gbps", float(peak))
     peak_value = peak_gbps(backend, flush)
     limits = device_limits(peak_value)
-    cases = exercise.benchmark.cases[:max_sizes] if max_sizes else exercise.benchmark.cases
-    budget_s = exercise.limits.bench_s / max(1, len(cases) * (1 + len(exercise.benchmark.baselines)))
+    cases = _cases(exercise, max_sizes)
     sizes = []
     for index, case in enumerate(cases):
         emit({"stage": Event.BENCHMARKING, "index": index, "total": len(cases)})
         try:
-            entry = _bench_case(exercise, backend, program, compiled, case,
-                                (seed * 7919 + index) % 2**63, flush, min(2.0, budget_s), peak_value, limits)
+            entry = _bench_case(exercise, backend, program, compiled, case, _case_seed(seed, index), flush,
+                                _cap_s(exercise, len(cases)), peak_value, limits, (baselines or {}).get(str(index)))
         except WrongTimedOutput as wrong:
             return None, wrong.args[0]  # a Message: its code says it in the reader's language
         finally:
@@ -238,9 +257,50 @@ def _host(value: Any) -> Any:
     return cupy.asnumpy(value) if isinstance(value, cupy.ndarray) else value
 
 
+def baseline_key(compiled: CompileResult) -> str:
+    """What a size's baseline times depend on beyond the exercise: the compile's
+    constants (they enter the sizes' expressions and the generated inputs)."""
+    return json.dumps(sorted(compiled.constants.items()))
+
+
+def baselines_first(exercise: Exercise, backend: Any, compiled: CompileResult, seed: int,
+                    emit: Callable[[dict], None], known: dict[str, Any],
+                    max_sizes: int | None = None) -> dict[str, dict[str, float | None]]:
+    """The baseline times of every benchmark size, before any learner code runs in this
+    process (a kernel cannot have touched the device memory they run in).
+
+    `known`: the supervisor's times measured so, by `baseline_key` then size index.
+    Sizes missing there are measured now, after `_baselines_start` (the benchmark's
+    gate: no spare warms beside them), and reported in a `_baselines` event the
+    supervisor keeps for later jobs."""
+    import cupy
+
+    assert exercise.benchmark is not None
+    key = baseline_key(compiled)
+    have = dict(known.get(key) or {})
+    cases = _cases(exercise, max_sizes)
+    missing = [i for i in range(len(cases)) if str(i) not in have]
+    if not missing or not exercise.benchmark.baselines:
+        return have
+    emit({"stage": Event.BASELINES_START})
+    flush = backend.flusher or L2Flusher(backend.l2_bytes)
+    measured: dict[str, dict[str, float | None]] = {}
+    for index in missing:
+        try:
+            data = _CaseData(exercise, cases[index], compiled, _case_seed(seed, index))
+            measured[str(index)] = {b.name: _baseline_ms(exercise, backend, b, data, flush,
+                                                         _cap_s(exercise, len(cases)))
+                                    for b in exercise.benchmark.baselines}
+        finally:
+            cupy.get_default_memory_pool().free_all_blocks()
+    emit({"stage": Event.BASELINES, "key": key, "sizes": measured})
+    return {**have, **measured}
+
+
 def _bench_case(exercise: Exercise, backend: Any, program: Any, compiled: CompileResult,
                 case: Case, seed: int, flush: Callable[[], None], cap_s: float,
-                peak: float, limits: dict[str, Any]) -> dict[str, Any]:
+                peak: float, limits: dict[str, Any],
+                baselines: dict[str, float | None] | None = None) -> dict[str, Any]:
     data = _CaseData(exercise, case, compiled, seed)
     launches = languages.get(compiled.language).launches(exercise, compiled, data.env)
     summary = measure(lambda rep: backend.launch_all(program, launches, data.arrays(rep)),
@@ -249,8 +309,8 @@ def _bench_case(exercise: Exercise, backend: Any, program: Any, compiled: Compil
     entry["floor_ms"], entry["floor"] = integrity.floor_ms(exercise, data.env, limits)
     entry["floor_ms"] = round(entry["floor_ms"], 6)
     entry["reference_on"] = "host" if data.host_reference else "gpu"  # where each call's check ran
-    entry["baselines"] = {b.name: _baseline_ms(exercise, backend, b, data, flush, cap_s)
-                          for b in exercise.benchmark.baselines}
+    entry["baselines"] = dict(baselines) if baselines is not None else \
+        {b.name: _baseline_ms(exercise, backend, b, data, flush, cap_s) for b in exercise.benchmark.baselines}
     return entry
 
 

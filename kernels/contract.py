@@ -56,10 +56,13 @@ class Event(StrEnum):
     QUEUED = "queued"
     PROFILED = "profiled"
     # private: job process → supervisor (per-stage deadlines, the result)
+    PRELOADED = "_preloaded"  # a spare's imports are done; it may be asked for its GPU phase
     READY = "_ready"
     COMPILED = "_compiled"
     CASE_START = "_test_start"
     BENCH_START = "_bench_start"
+    BASELINES_START = "_baselines_start"  # baselines timed before any learner code (the gate, as _bench_start)
+    BASELINES = "_baselines"  # their times, kept by the supervisor for later jobs
     PROFILE_START = "_profile_start"
     RESULT = "_result"
     INTERNAL_ERROR = "_internal_error"

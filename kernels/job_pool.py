@@ -1,11 +1,22 @@
 """Warm spare job processes for one `Judge` (#26).
 
-On a GPU the judge keeps `size` spares (2 by default), so a back-to-back
-submission finds one warm: the spare started while the previous job ran
-warms fully (imports, then its GPU phase) beside that job's compile and tests.
-What must not overlap is a spare's GPU phase and a job's timed calls; the job
-therefore waits at its benchmark's gate (kernels/worker.py) until
-`settle()` has seen every spare through its GPU phase.
+A job process warms in two phases (kernels/worker.py): imports, which need no
+GPU, then its GPU phase (the CUDA context, cupy's kernels, the L2 flush buffer,
+a first module load). What must not overlap is a spare's GPU phase and a
+job's timed calls, so on a GPU:
+
+- a spare is started without its GPU phase; it imports beside the jobs and
+  says so (`_preloaded`);
+- a spare is asked for its GPU phase only while no job is timed: when a job
+  ends (`job_ended`), and when a job is taken and no other spare is ready or
+  warming (its GPU phase then runs beside that job's compile and tests);
+- the job waits at its benchmark's gate (kernels/worker.py) until `settle()`
+  has seen every spare that was asked through its GPU phase; a spare still
+  importing is not waited for, and is not asked until the job has ended.
+
+The judge keeps `size` spares (3 on a GPU): a back-to-back burst takes one a
+job, and a new one needs its imports (~1.1 s on an H200 machine) and a job's
+end before it can warm.
 
 On the emulator one spare starts when a job ends (a job there keeps every
 core busy; docs/judge.md "Isolation").
@@ -17,7 +28,7 @@ from typing import Callable
 
 from kernels.sandbox import JobProcess
 
-SETTLE_TIMEOUT_S = 30.0  # a spare's GPU phase takes about a second; past this it is ignored
+SETTLE_TIMEOUT_S = 30.0  # a spare's GPU phase takes well under a second; past this it is ignored
 
 
 class SparePool:
@@ -32,7 +43,8 @@ class SparePool:
         return list(self._spares)
 
     def fill(self, warm: bool) -> None:
-        """Start spares up to the pool's size; `warm`: ask for their GPU phase too."""
+        """Start spares up to the pool's size; `warm`: ask every spare for its GPU phase
+        (only when no job is timed: at start-up, or on the emulator)."""
         while len(self._spares) < self.size:
             self._spares.append(self._start())
         if warm:
@@ -40,18 +52,44 @@ class SparePool:
                 spare.request_warm()
 
     def take(self) -> JobProcess:
-        """A warm spare if one is, else the oldest, else a new process; then the pool is
-        topped up (on a GPU the new spares warm fully now: the gate keeps them off the
-        timed calls)."""
-        ready = [s for s in self._spares if s.ready]
-        job = (ready or self._spares or [None])[0]
+        """The spare furthest along (warm, warming, imported, the oldest), else a new
+        process; then the pool is topped up. On a GPU, when no spare left is warm or
+        warming, one that has imported is asked for its GPU phase now: it runs beside
+        the taken job's compile and tests, and the job's gate waits for it."""
+        for spare in self._spares:
+            spare.poll()
+        live = [s for s in self._spares if not s.lost] or self._spares
+        ranked = sorted(live, key=lambda s: (not s.ready, not s.warm_requested, not s.preloaded))
+        job = ranked[0] if ranked else None
         if job is None:
             job = self._start()
         else:
             self._spares.remove(job)
         if self.warm_beside_jobs:
-            self.fill(warm=True)
+            self.fill(warm=False)
+            if not any(s.ready or s.warm_requested for s in self._spares):
+                self._warm_imported(limit=1)
         return job
+
+    def job_ended(self) -> None:
+        """A job has ended: nothing is timed until the next job's gate. Top up, and ask
+        every spare that has imported for its GPU phase (on the emulator: the spare
+        starts and warms now)."""
+        if not self.warm_beside_jobs:
+            self.fill(warm=True)
+            return
+        self.fill(warm=False)
+        self._warm_imported()
+
+    def _warm_imported(self, limit: int | None = None) -> None:
+        asked = 0
+        for spare in self._spares:
+            if limit is not None and asked >= limit:
+                return
+            spare.poll()
+            if spare.preloaded and not spare.warm_requested and not spare.lost:
+                spare.request_warm()
+                asked += 1
 
     def settle(self) -> None:
         """Return once no spare is in its GPU phase (each is warm, dead, or not asked to warm)."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kernels import contract, languages, settings, targets
+from kernels.baseline_cache import BaselineCache
 from kernels.exercises import default_lessons_dir, find_exercise
 from kernels.contract import Event
 from kernels.job_pool import SparePool
@@ -48,7 +49,7 @@ MAX_ATTEMPTS = 2
 # 20 s of wall time with its compile (docs/security.md, "Time").
 TESTS_BUDGET_ENV = "KDOJO_TESTS_BUDGET_S"
 DEFAULT_TESTS_BUDGET_S = {"cuda": 10.0, "emu": 15.0}
-GPU_SPARES = 2  # warm job processes on a GPU: a back-to-back submission never waits for one
+GPU_SPARES = 3  # job processes kept on a GPU: a back-to-back burst takes one a job (kernels/job_pool.py)
 # A deferred profile job: its compile, one checked run and ncu's own budget (kernels/profile/gpu.py).
 PROFILE_JOB_S = 60.0
 
@@ -83,6 +84,7 @@ class _State:
         self.compile_started = 0.0
         self.budget_binds = False  # the tests' budget, not run_s, set the current deadline
         self.tested: dict[str, Any] | None = None  # the "tested" event: the verdict before bench and profile
+        self.released = False  # the job has passed its gate (it times from now on)
 
 
 class Judge:
@@ -107,6 +109,7 @@ class Judge:
         self._pool = SparePool(self._start, (spares if self.timed else 1) if keep_spare else 0,
                                warm_beside_jobs=self.timed)
         self._profiling: JobProcess | None = None  # a deferred profile's job (cancel_profile)
+        self._baselines = BaselineCache()  # baseline times measured before learner code, reused a while
         self._pool.fill(warm=True)  # nothing runs yet: warm fully now
 
     def _start(self) -> JobProcess:
@@ -159,7 +162,9 @@ class Judge:
             job_doc = {"source": source, "exercise": exercise.id, "language": language, "bench": bench,
                        "seed": secrets.randbits(62), "peak_gbps": self.peak_gbps,
                        "max_bench_sizes": max_bench_sizes, "profile": not self.defer_profile,
-                       "gate": self.timed and self._pool.size > 0}
+                       "gate": self.timed and self._pool.size > 0,
+                       "baselines": self._baselines.known(exercise)
+                       if self.timed and bench and exercise.benchmark is not None else None}
             doc = self._attempts(exercise, job_doc, emit)
             bench_doc = doc.get("benchmark") or {}
             if bench_doc.get("peak_gbps"):
@@ -207,7 +212,7 @@ class Judge:
                 # stopped for a verdict: that verdict need not wait for this exit (an
                 # accepted kernel under ncu, not a runaway one)
                 job.kill(reap_in_background=job.sent_result or job.killed_by_us)
-                self._pool.fill(warm=True)
+                self._pool.job_ended()
 
     def cancel_profile(self) -> bool:
         """Stop a deferred profile in flight (from any thread); True if one was."""
@@ -256,7 +261,7 @@ class Judge:
             finally:
                 # the job sent its result: its process only has to exit
                 job.kill(reap_in_background=job.sent_result)
-                self._pool.fill(warm=True)  # the emulator's spare starts now
+                self._pool.job_ended()  # spares warm now (the emulator's starts now)
         message = Message(f"the judge lost its job process {len(lost)} times (last: {lost[-1]}); "
                           "not your fault: submit again, the operators have a log line", "internal")
         return contract.build(exercise=exercise.id, backend=self.backend, verdict="internal_error",
@@ -315,13 +320,16 @@ class Judge:
             elif stage == Event.TESTING:
                 state.tests.append(event["test"])
                 state.current = None
-            elif stage == Event.BENCH_START:
-                state.stage = "benchmarking"
-                if job_doc.get("gate"):  # no spare's GPU phase beside the timed calls
+            elif stage in (Event.BASELINES_START, Event.BENCH_START):
+                state.stage = "benchmarking" if stage == Event.BENCH_START else "baselines"
+                if job_doc.get("gate") and not state.released:  # no spare's GPU phase beside timed calls
                     self._pool.settle()
                     job.release()
+                    state.released = True
                 # + peak-bandwidth measurement (first job only) and input generation
                 deadline = time.monotonic() + exercise.limits.bench_s + 2 * SLACK_S + 5
+            elif stage == Event.BASELINES:
+                self._baselines.store(exercise, event)
             elif stage == Event.TESTED:
                 state.tested = event
             elif stage == Event.PROFILE_START:  # #16: one more checked run and one NVRTC compile

@@ -7,7 +7,10 @@ This is the judge proper; `kernels.worker` runs it inside a fresh sandboxed
 process and `kernels.judge` supervises that process. Events go to `emit`:
 public ones (`compiling`, `testing` with the test's result, `tested` with the
 verdict and message as soon as the tests end, `benchmarking`) and private ones starting with "_" that let the supervisor set per-stage
-deadlines (`_test_start`, `_bench_start`).
+deadlines (`_test_start`, `_bench_start`). With `bench_options["baselines"]` (the
+supervisor's known baseline times, kernels/judge.py) the baselines missing there are
+timed before the tests, while no learner code has run in the process
+(`_baselines_start`, `_baselines`).
 """
 
 from __future__ import annotations
@@ -53,6 +56,18 @@ def run_pipeline(exercise: Exercise, source: str, target: Target, *, bench: bool
     finish = _finisher(exercise, target, compiled, started, timings, language)
     if program is None:
         return finish(compiled.status, refusal or _compile_message(compiled), [], [], None)
+    bench_options = dict(bench_options or {})
+    if bench and target.timed and exercise.benchmark is not None and bench_options.get("baselines") is not None:
+        from kernels.bench_run import baselines_first  # imports cupy: only on timed targets
+
+        try:
+            bench_options["baselines"] = baselines_first(exercise, target, compiled, seed, emit,
+                                                         bench_options["baselines"], bench_options.get("max_sizes"))
+        except Exception as exc:  # noqa: BLE001 — a CUDA error is the loaded module's doing, else ours
+            target.learner_fault(exc)  # re-raises what is not CUDA's
+            # its module left no memory for them (a huge __device__ array): the benchmark, if
+            # the tests pass, meets the same fault and says so
+            bench_options["baselines"] = None
     test_started = time.perf_counter()
     outcome = run_tests(exercise, target, program, compiled, seed, emit)
     timings["test_s"] = time.perf_counter() - test_started
@@ -74,7 +89,7 @@ def run_pipeline(exercise: Exercise, source: str, target: Target, *, bench: bool
     try:
         try:
             benchmark, problem = run_benchmark(exercise, target, program, compiled, seed, emit,
-                                               **(bench_options or {}))
+                                               **bench_options)
         except Exception as exc:  # noqa: BLE001 — the learner's CUDA error, else re-raised (ours)
             # A kernel that traps (or reads an illegal address) only in the timed calls (#27):
             # its verdict, as in a test case, never internal_error.

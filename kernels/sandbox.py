@@ -124,8 +124,10 @@ class JobProcess:
         self.peak_bytes: int | None = None  # known once reaped
         self.cpu_s: float | None = None  # CPU of the process and the children it reaped, once reaped
         self.oom_kills = 0  # processes our cgroup's memory.max killed (cgroup only)
+        self.preloaded = False  # set once its "_preloaded" event has been read (imports done)
         self.ready = False  # set once the worker's "_ready" event has been read
         self.warm_requested = False
+        self.lost = False  # a spare whose stream ended or broke before any job (poll())
         self.early_events: list[dict[str, Any]] = []  # read while waiting for "_ready"
         self._reaped = False
         self._wait_lock = threading.Lock()
@@ -174,9 +176,7 @@ class JobProcess:
         """The next event; None on EOF (process gone); "timeout" at the deadline."""
         fd = self.proc.stdout.fileno()
         while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return "timeout"
+            remaining = max(0.0, deadline - time.monotonic())  # at the deadline: one look, no wait
             if not self._selector.select(remaining):
                 return "timeout"
             chunk = os.read(fd, 1 << 20)
@@ -197,11 +197,35 @@ class JobProcess:
             event = self.read_event(deadline)
             if not isinstance(event, dict):
                 return False
-            if event.get("stage") == Event.READY:
-                self.ready = True
-            else:
+            if not self._note(event):
                 self.early_events.append(event)
                 return False
+        return True
+
+    def poll(self) -> None:
+        """Read the warming events the worker has sent so far, without waiting."""
+        while not (self.ready or self.lost or self.early_events):
+            try:
+                event = self.read_event(time.monotonic())
+            except (RuntimeError, ValueError):
+                event = None
+            if event == "timeout":
+                return
+            if not isinstance(event, dict):
+                self.lost = True  # ended (or broke its stream) before a job: the job will say so
+                return
+            if not self._note(event):
+                self.early_events.append(event)
+
+    def _note(self, event: dict[str, Any]) -> bool:
+        """Take a warming event into the flags (True), or leave it for the job (False)."""
+        stage = event.get("stage")
+        if stage == Event.PRELOADED:
+            self.preloaded = True
+        elif stage == Event.READY:
+            self.preloaded = self.ready = True
+        else:
+            return False
         return True
 
     def kill(self, reap_in_background: bool = False) -> None:

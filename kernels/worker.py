@@ -3,14 +3,15 @@
     python -m kernels.worker --backend cuda|emu [--lessons DIR]
 
 Started by `kernels.judge` in a fresh process group with a clean environment.
-Warming has two phases. First what needs no GPU (imports, cupy, NVRTC);
-then the worker reads stdin. A line `{"warm": true}` asks for the GPU phase
+Warming has two phases. First what needs no GPU (imports, cupy, NVRTC), after
+which it announces `{"stage": "_preloaded"}`; then the worker reads stdin. A line
+`{"warm": true}` asks for the GPU phase
 (context, cupy's kernels, the L2 flush buffer, a first module load), after
 which it announces `{"stage": "_ready"}` and reads the job line:
 `{"source": …, "exercise": …, "language": "cuda"|"triton", "bench": bool, "seed": int,
-"peak_gbps": float|null, "profile": bool, "gate": bool}` (no "language": cuda) (`"mode": "profile"` instead: compile and profile
+"peak_gbps": float|null, "profile": bool, "gate": bool, "baselines": {…}|null}` (no "language": cuda) (`"mode": "profile"` instead: compile and profile
 only, the result is `{"profile": …}`). With `gate`, the job waits after its
-`_bench_start` event for a line `{"go": true}`: the supervisor sends it once no
+first timing event (`_baselines_start` or `_bench_start`) for a line `{"go": true}`: the supervisor sends it once no
 spare is in its GPU phase, so no warming spare disturbs the timed calls.
 A job line that comes first runs the GPU phase itself. The split lets the
 supervisor keep a spare's GPU work from overlapping a running job's timings.
@@ -56,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
         target = targets.create(args.backend, capture)
         _preload(target)
+        emit({"stage": Event.PRELOADED})
         line = sys.stdin.readline()
         if not line.strip():
             return 0  # the supervisor closed us without a job (shutdown)
@@ -104,16 +106,22 @@ def _run_job(job: dict[str, Any], target: Any, lessons: str | None, emit) -> dic
     options = {"peak": job.get("peak_gbps")}
     if job.get("max_bench_sizes"):
         options["max_sizes"] = int(job["max_bench_sizes"])
+    if job.get("baselines") is not None:
+        options["baselines"] = job["baselines"]
     return run_pipeline(exercise, job["source"], target, bench=bool(job.get("bench", True)),
                         seed=int(job["seed"]), emit=_gated(emit) if job.get("gate") else emit,
                         bench_options=options, profile=bool(job.get("profile", True)), language=language)
 
 
 def _gated(emit):
-    """`emit` that, after `_bench_start`, waits for the supervisor's go line (or EOF)."""
+    """`emit` that, after the first timing event (`_baselines_start` or `_bench_start`),
+    waits for the supervisor's go line (or EOF)."""
+    opened: list[bool] = []
+
     def gated(event: dict[str, Any]) -> None:
         emit(event)
-        if event.get("stage") == Event.BENCH_START:
+        if event.get("stage") in (Event.BASELINES_START, Event.BENCH_START) and not opened:
+            opened.append(True)
             sys.stdin.readline()
     return gated
 

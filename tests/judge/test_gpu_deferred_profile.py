@@ -16,11 +16,11 @@ EXERCISE = "reduction.block_sum"
 
 
 def test_a_deferred_profile_comes_after_the_result_and_a_verdict_preempts_it():
-    from kernels.judge import Judge
+    from kernels.judge import GPU_SPARES, Judge
 
     source = (BLOCK_SUM / "reference.cu").read_text()
     with Judge(REPO / "lessons", backend="cuda", defer_profile=True) as judge:
-        assert judge.wait_ready(120) and len(judge.spares) == 2
+        assert judge.wait_ready(120) and len(judge.spares) == GPU_SPARES
         doc = judge.run(source, EXERCISE, bench=True, max_bench_sizes=1)
         assert doc["verdict"] == "accepted" and result.validate(doc) == []
         assert "profile" not in doc and doc["benchmark"]["geomean_ms"] > 0

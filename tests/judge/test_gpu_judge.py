@@ -150,6 +150,32 @@ def test_events_and_benchmark(judge):
     assert doc["timings"]["bench_s"] > 0
 
 
+def test_baselines_are_timed_before_learner_code_once_and_shown_again(scratch_exercise):
+    """The first benchmark of an exercise times its baselines before the tests, in a process
+    no learner code has run in; the next jobs show those times and do not time them (#26)."""
+    from kernels.judge import Judge
+
+    source = (BLOCK_SUM / "reference.cu").read_text()
+    with Judge(scratch_exercise.parents[2], backend="cuda", defer_profile=True) as judge:
+        assert judge.wait_ready(120)
+        first_events: list[dict] = []
+        first = judge.run(source, "reduction.block_sum", bench=True, on_event=first_events.append)
+        second = judge.run(source, "reduction.block_sum", bench=True)
+        # a wrong kernel's tests fail: it gets its verdict and no benchmark
+        wrong = judge.run(HEADER + "  if (threadIdx.x == 0 && blockIdx.x == 0) *out = 1.0f;\n}\n",
+                          "reduction.block_sum", bench=True)
+    assert first["verdict"] == second["verdict"] == "accepted"
+    assert wrong["verdict"] == "wrong_answer" and wrong["benchmark"] is None
+    assert result.validate(first) == [] and result.validate(second) == []
+    assert not any(str(e.get("stage", "")).startswith("_") for e in first_events)  # private: not forwarded
+    shown = [[s["baselines"] for s in doc["benchmark"]["sizes"]] for doc in (first, second)]
+    assert shown[0] == shown[1]
+    assert shown[0][0]["naive"] > 10 * first["benchmark"]["sizes"][0]["ms"]
+    assert all(t["framework"] > 0 for t in shown[0])
+    # the second's own kernel was timed afresh
+    assert [s["reps"] for s in second["benchmark"]["sizes"]] and second["benchmark"]["geomean_ms"] > 0
+
+
 def test_cli_json_on_the_gpu():
     proc = subprocess.run([sys.executable, "-m", "kernels", "judge", str(BLOCK_SUM / "reference.cu"),
                            "--exercise", "reduction.block_sum", "--backend", "cuda", "--json", "--no-bench"],
