@@ -68,6 +68,8 @@ def burst(judge, n: int) -> dict:
             "verdict_p95_s": round(percentile(verdict_s, 0.95), 3),
             "result_p50_s": round(statistics.median(result_s), 3),
             "result_p95_s": round(percentile(result_s, 0.95), 3),
+            "result_s": [round(r, 3) for r in result_s],  # each submission's, in order (the first pays the
+            # judge's one-time measurements: the copy bandwidth, the baselines)
             "accepted": verdicts.count("accepted"), "last_doc_has_profile": "profile" in doc,
             # when each event arrived, seconds after the call (median over the burst)
             "events_p50_s": {name: round(statistics.median(at), 3) for name, at in marks.items()}}

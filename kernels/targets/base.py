@@ -213,10 +213,12 @@ class Target:
         return {"name": self.name, "sm_clock_mhz": None, "temp_c": None}
 
     def preload(self) -> None:
-        """The job process's warm-up that needs no device (imports, caches), before a job."""
+        """The job process's warm-up that may run beside another job's timed calls (imports,
+        caches; on a GPU its context, which launches nothing), before a job."""
 
     def warm(self) -> None:
-        """The device phase of the warm-up (a GPU context, first module load)."""
+        """The device phase of the warm-up (first kernels and module load): never while
+        another job is timed (kernels/job_pool.py)."""
 
     def start_submission(self, started: float | None = None) -> None:
         """A submission starts now (time.monotonic() `started`): a target with a wall
