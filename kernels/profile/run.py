@@ -82,14 +82,20 @@ def _gpu_arch(backend: Any) -> str:
     return backend.arch or REFERENCE_ARCH
 
 
+def _triton_build(compiled: Any) -> Any:
+    """The attempt's Triton build (kernels.triton.compile.TritonBuild), or None (CUDA C)."""
+    return compiled.artifact if compiled is not None and compiled.language == "triton" else None
+
+
 def _child_options(compiled: Any) -> dict[str, Any]:
     """start_profile's keywords for the attempt's compile result: CUDA C's are the defaults
     (the exercise's kernels); a Triton build's cubins are profiled by their entry points,
     named in the profile after their @triton.jit functions, and its threads are laid out by
     Triton's compiler, not written by the learner (findings.PER_THREAD_CODE)."""
-    if compiled is None or compiled.language == "cuda":
+    build = _triton_build(compiled)
+    if build is None:
         return {}
-    return {"language": compiled.language, "kernels": compiled.artifact.entry_kernels(), "per_thread_code": False}
+    return {"language": compiled.language, "kernels": build.entry_kernels(), "per_thread_code": False}
 
 
 def start_gpu_profile(exercise: Exercise, source: str, backend: Any, constants: dict[str, int],
@@ -113,10 +119,9 @@ def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
         return profile_emulated(exercise, source, backend, program, constants, seed)
     index = pending.case_index if pending is not None else _gpu_case(exercise, constants, compiled)
     measured: dict[str, Any] = {}
-    if compiled is not None and compiled.language == "triton":
-        res = triton_resources(compiled.artifact, env_for(exercise.tests[index], constants))
-    else:
-        res = resources(source, exercise, constants, _gpu_arch(backend))
+    build = _triton_build(compiled)
+    res = resources(source, exercise, constants, _gpu_arch(backend)) if build is None \
+        else triton_resources(build, env_for(exercise.tests[index], constants))
     if pending is not None:
         doc = pending.finish(res, measured=measured)
     else:
