@@ -41,13 +41,18 @@ sys.stdout.write(pathlib.Path({str(CSV)!r}).read_text())
 """
 
 
-@pytest.fixture
-def fake_ncu(tmp_path, monkeypatch):
+def stand_in_ncu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> Path:
+    """`script` as the ncu the profiler finds ($KDOJO_NCU)."""
     path = tmp_path / "ncu"
-    path.write_text(fake_ncu_script())
+    path.write_text(script)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("KDOJO_NCU", str(path))
     return path
+
+
+@pytest.fixture
+def fake_ncu(tmp_path, monkeypatch):
+    return stand_in_ncu(tmp_path, monkeypatch, fake_ncu_script())
 
 
 def _wait_for(path: Path, seconds: float = 10.0) -> None:
@@ -88,10 +93,7 @@ def test_a_cancelled_child_is_stopped_and_leaves_nothing(fake_ncu):
 
 def test_the_budget_starts_once_the_child_has_compiled(tmp_path, monkeypatch):
     # a Triton compile takes seconds: they are not the profile's budget
-    path = tmp_path / "ncu"
-    path.write_text(fake_ncu_script(ready_after_s=1.5))
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("KDOJO_NCU", str(path))
+    stand_in_ncu(tmp_path, monkeypatch, fake_ncu_script(ready_after_s=1.5))
     exercise = find_exercise("reduction.block_sum")
     pending = start_profile(exercise, "// source\n", len(exercise.tests) - 1, 1, exercise.lesson_dir.parent)
     started = time.monotonic()
@@ -101,10 +103,8 @@ def test_the_budget_starts_once_the_child_has_compiled(tmp_path, monkeypatch):
 
 
 def test_a_child_that_ends_before_it_is_ready_gives_no_profile_at_once(tmp_path, monkeypatch):
-    failing = tmp_path / "ncu"  # the child's compile failed: it exits without the ready file
-    failing.write_text(f"#!{sys.executable}\nimport sys\nsys.exit(2)\n")
-    failing.chmod(failing.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("KDOJO_NCU", str(failing))
+    # the child's compile failed: it exits without the ready file
+    stand_in_ncu(tmp_path, monkeypatch, f"#!{sys.executable}\nimport sys\nsys.exit(2)\n")
     exercise = find_exercise("reduction.block_sum")
     pending = start_profile(exercise, "// source\n", 0, 1, exercise.lesson_dir.parent)
     started = time.monotonic()
@@ -113,11 +113,9 @@ def test_a_child_that_ends_before_it_is_ready_gives_no_profile_at_once(tmp_path,
 
 
 def test_past_its_budget_there_is_no_profile_and_nothing_left_running(tmp_path, monkeypatch):
-    slow = tmp_path / "ncu"  # compiled, released, and then never done
-    slow.write_text(f"#!{sys.executable}\nimport json, pathlib, sys, time\n"
-                    "(pathlib.Path(json.loads(sys.argv[-1])['source']).parent / 'ready').touch()\ntime.sleep(60)\n")
-    slow.chmod(slow.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("KDOJO_NCU", str(slow))
+    # compiled, released, and then never done
+    stand_in_ncu(tmp_path, monkeypatch, f"#!{sys.executable}\nimport json, pathlib, sys, time\n"
+                 "(pathlib.Path(json.loads(sys.argv[-1])['source']).parent / 'ready').touch()\ntime.sleep(60)\n")
     exercise = find_exercise("reduction.block_sum")
     pending = start_profile(exercise, "// source\n", 0, 1, exercise.lesson_dir.parent)
     started = time.monotonic()

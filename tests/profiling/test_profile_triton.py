@@ -10,7 +10,6 @@ and CuPy, on a GPU (run with `python3 -m pytest -m gpu tests/profiling/test_prof
 from __future__ import annotations
 
 import json
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +26,7 @@ from kernels.profile import run as profile_run
 from kernels.profile.findings import PER_THREAD_CODE, findings
 from kernels.profile.gpu import _profile_doc, ncu_command, ncu_path, parse_csv
 from kernels.triton.compile import TritonBinary, TritonBuild, TritonLaunchPlan
+from tests.profiling.test_profile_early_start import stand_in_ncu
 from tests.triton_lang.conftest import sandbox  # noqa: F401  the fixture: Triton's sandbox, or a skip
 
 DATA = Path(__file__).parent / "data"
@@ -128,10 +128,7 @@ sys.stdout.write(pathlib.Path({str(DATA / "ncu_triton_saxpy.csv")!r}).read_text(
 
 
 def test_the_child_of_a_triton_attempt_compiles_triton_and_ncu_profiles_its_entry_points(tmp_path, monkeypatch):
-    ncu = tmp_path / "ncu"  # ncu is outside our code: a stand-in that keeps its arguments
-    ncu.write_text(CSV_NCU)
-    ncu.chmod(ncu.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("KDOJO_NCU", str(ncu))
+    stand_in_ncu(tmp_path, monkeypatch, CSV_NCU)  # ncu is outside our code: a stand-in that keeps its arguments
     exercise = find_exercise("elementwise.saxpy")
     last = exercise.tests[-1]
     build = saxpy_build(saxpy_binary("b0", 2048, PTXAS_SAXPY), plans=tuple(
@@ -159,10 +156,7 @@ def test_the_child_of_a_triton_attempt_compiles_triton_and_ncu_profiles_its_entr
 
 
 def test_a_cuda_compile_result_keeps_the_cuda_child(tmp_path, monkeypatch):
-    ncu = tmp_path / "ncu"
-    ncu.write_text(CSV_NCU)
-    ncu.chmod(ncu.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("KDOJO_NCU", str(ncu))
+    stand_in_ncu(tmp_path, monkeypatch, CSV_NCU)
     exercise = find_exercise("elementwise.saxpy")
     compiled = CompileResult("ok", 0.0, "", [])
     pending = profile_run.start_gpu_profile(exercise, "// source\n", SimpleNamespace(arch="sm_90a"), {}, 1, compiled)
