@@ -13,7 +13,10 @@ A language is one module here exposing
                   one case's launches (`env`: the case's dims, params and constants)
     tolerance(exercise) -> (rtol, atol)
                   the checks' tolerances for this language
-    profiled      True when the profiler (#16) can read this language's attempts
+    profiled_on   the targets (kernels.targets.CONCRETE names) whose profiler (#16) reads
+                  this language's attempts: ask `profiled(name, target)`
+    profiled      True when every target's does (the answer for callers that name no
+                  target; `profiled(name, target)` is the one to ask)
     cpu_time_scale
                   how much longer than a CUDA attempt its cases may run on a target that
                   does not time (the CPU): Triton's interpreter runs the learner's Python
@@ -65,6 +68,12 @@ def judged_exercise(exercise: Any, language: str, timed: bool) -> Any:
         return exercise
     limits = dataclasses.replace(exercise.limits, run_s=exercise.limits.run_s * scale)
     return dataclasses.replace(exercise, limits=limits)
+
+
+def profiled(language: str, target: str | None) -> bool:
+    """Whether an accepted attempt in `language` on the target `target` gets a profile:
+    the language declares the targets (`profiled_on`). Raises UnknownLanguage."""
+    return target in get(language).profiled_on
 
 
 def from_filename(filename: str, default: str = "cuda") -> str:

@@ -15,7 +15,10 @@ title = "CUDA C++"
 suffix = ".cu"
 editor_mode = "cuda"
 cpu_time_scale = 1.0  # the emulator's limits are set for CUDA attempts
-profiled = True  # the profiler (kernels/profile/) reads this language
+# the profiler (kernels/profile/) reads this language on both targets: ncu on a GPU, the
+# emulator's counts on the CPU
+profiled_on = ("cuda", "emu")
+profiled = True  # on every target
 
 
 def compile(source: str, exercise: Exercise, target_name: str, arch: str | None) -> CompileResult:

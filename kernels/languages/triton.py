@@ -21,7 +21,11 @@ editor_mode = "python"
 # another: a correct RoPE or top-k takes 3-4x a CUDA kernel's emulated time there
 # (tests/lessons/test_corpus.py on a 2-core machine), so its cases may run 4x as long.
 cpu_time_scale = 4.0
-profiled = False  # TODO(#29): the profiler reads CUDA only (ncu of a Triton binary, the emulator)
+# On a GPU ncu reads a Triton attempt's cubins as it reads CUDA C's (kernels/profile/gpu.py);
+# on the CPU, Triton's interpreter runs the learner's Python, which the emulator's counter
+# (CUDA C only) never sees: no profile there.
+profiled_on = ("cuda",)
+profiled = False  # not on every target (the CPU's): ask kernels.languages.profiled(name, target)
 
 
 def compile(source: str, exercise: Exercise, target_name: str, arch: str | None) -> CompileResult:

@@ -71,13 +71,23 @@ def _threads(k: dict[str, Any]) -> int:
 
 # Findings read from the counted accesses (not from ptxas's resources, which are the real code's).
 FROM_COUNTS = ("profile_uncoalesced", "profile_bank_conflicts", "profile_atomic_contention", "profile_divergence")
+# Findings whose cause and fix are in code the learner writes per thread: a branch some lanes
+# of a warp take, a shared array's layout. A Triton program is written per block; its compiler
+# lays out the threads and shared memory, so these would send the learner to code they do not
+# have: not said (coalescing, atomics and occupancy follow from the learner's offsets, atomics
+# and launch choices in either language).
+PER_THREAD_CODE = ("profile_bank_conflicts", "profile_divergence")
 
 
-def findings(kernels: list[dict[str, Any]], counted_other_code: bool = False) -> list[dict[str, Any]]:
+def findings(kernels: list[dict[str, Any]], counted_other_code: bool = False,
+             per_thread_code: bool = True) -> list[dict[str, Any]]:
     """The worst problems first, at most MAX_FINDINGS, one per (code, kernel). `counted_other_code`:
-    the counts are not of the code a GPU runs (inline PTX, profile.CAVEATS), so none is read from them."""
-    ranked = sorted((f for k in kernels for f in _kernel_findings(k)
-                     if not (counted_other_code and f[1]["code"] in FROM_COUNTS)), key=lambda f: -f[0])
+    the counts are not of the code a GPU runs (inline PTX, profile.CAVEATS), so none is read from them.
+    `per_thread_code`: the learner wrote each thread's code (CUDA C); False (Triton) leaves
+    PER_THREAD_CODE's findings out."""
+    left_out = (FROM_COUNTS if counted_other_code else ()) + (() if per_thread_code else PER_THREAD_CODE)
+    ranked = sorted((f for k in kernels for f in _kernel_findings(k) if f[1]["code"] not in left_out),
+                    key=lambda f: -f[0])
     chosen, seen = [], set()
     for _, f in ranked:
         key = (f["code"], f["params"]["kernel"])

@@ -2,20 +2,24 @@
 
 ncu profiles a whole process, so the judge's job process does not profile
 itself: it starts `python -m kernels.profile.gpu child …` under `ncu --csv`
-with a fixed metric set, restricted to the exercise's kernels, and parses the
-CSV. The child compiles the source for this GPU and runs one test case through
-the judge's own `run_case` (so it also checks the outputs once more). The whole
-thing has a wall-clock budget (PROFILE_BUDGET_S); past it there is no profile.
+with a fixed metric set, restricted to the learner's kernels, and parses the
+CSV. The child compiles the source for this GPU as the judge does, in the
+source's language (`kernels.languages`: NVRTC for CUDA C; for Triton the
+sandboxed compile to cubins, so no learner Python runs in the child), and runs
+one test case through the judge's own `run_case` (so it also checks the
+outputs once more). The whole thing has a wall-clock budget (PROFILE_BUDGET_S)
+from the moment the child is compiled and released; past it there is no profile.
 
-ncu's own start (~2.5 s on an H100) and the child's imports and NVRTC compile
-need no GPU, so the judge starts the child (`start_profile`) when the verdict is
-known, before the benchmark: the child gets ready and waits for a file in its folder, and
-only after the benchmark is it released to create its CUDA context and run
-(`PendingProfile.finish`). What the learner waits for after the benchmark is
-then the profiling itself.
+ncu's own start (~2.5 s on an H100) and the child's imports and compile need
+no GPU, so the judge starts the child (`start_profile`) when the verdict is
+known, before the benchmark: the child compiles, says so with a file in its
+folder and waits for another, and only after the benchmark is it released to
+create its CUDA context and run (`PendingProfile.finish`). What the learner
+waits for after the benchmark is then the profiling itself.
 
 What ncu measures replaces the emulator's counts; resources still come from
-ptxas (kernels.profile.run.resources). Atomics per address are not measured
+ptxas (kernels.profile.run.resources: NVRTC's for CUDA C, the report of the
+ptxas Triton ran for a Triton binary). Atomics per address are not measured
 by ncu: null.
 """
 
@@ -33,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kernels import settings
+from kernels import languages, settings
 from kernels.profile import doc as prof
 from kernels.profile.findings import findings
 
@@ -80,9 +84,11 @@ def metrics() -> tuple[str, ...]:
 
 
 def ncu_command(ncu: str, kernels: list[str], child: list[str]) -> list[str]:
+    """ncu on the child alone (not the processes it starts: NVRTC's helper, the Triton
+    compile's sandbox), its launches of `kernels` (entry point names) only."""
     names = "|".join(kernels)
     return [ncu, "--csv", "--print-units", "base", "--clock-control", "none", "--metrics", ",".join(metrics()),
-            "-k", f"regex:^({names})$", "--launch-count", "16", *child]
+            "--target-processes", "application-only", "-k", f"regex:^({names})$", "--launch-count", "16", *child]
 
 
 def parse_csv(text: str) -> list[dict[str, Any]]:
@@ -140,24 +146,39 @@ def _dims(text: str) -> list[int]:
     return parts + [1] * (3 - len(parts)) if len(parts) <= 3 else [0, 0, 0]
 
 
-# The parent releases a waiting child by creating this file in their folder (not through
-# stdin: ncu stands between the two processes). A child never released gives up after
-# _WAIT_LIMIT_S, or as soon as the job process that started it is gone, so no orphan lingers.
+# The child says it has compiled by creating _READY_FILE in their folder, and the parent
+# releases it by creating _RELEASE_FILE (not through stdin or stdout: ncu stands between the
+# two processes). The budget counts from the release of a ready child: a Triton compile
+# (seconds: its sandbox, Triton's start, ptxas) is not the profile's time. The parent waits
+# at most _READY_LIMIT_S for it (the deferred profile job's whole allowance, kernels/judge.py).
+# A child never released gives up after _WAIT_LIMIT_S, or as soon as the job process that
+# started it is gone, so no orphan lingers.
+_READY_FILE = "ready"
 _RELEASE_FILE = "release"
+_READY_LIMIT_S = 60.0
 _WAIT_LIMIT_S = 120.0
 
 
 class PendingProfile:
-    """An ncu child started ahead of time, waiting to be released (or cancelled)."""
+    """An ncu child started ahead of time, waiting to be released (or cancelled). `names`:
+    each entry point ncu profiles → the kernel's name in the profile (the learner's);
+    `per_thread_code`: the learner wrote the code each thread runs (CUDA C), so the
+    findings about branches and shared-memory layout speak of their code (findings.py)."""
 
     def __init__(self, exercise: Any, case_index: int, proc: subprocess.Popen,
-                 tmp: tempfile.TemporaryDirectory) -> None:
+                 tmp: tempfile.TemporaryDirectory, names: dict[str, str] | None = None,
+                 per_thread_code: bool = True) -> None:
         self.exercise, self.case_index, self.proc, self._tmp = exercise, case_index, proc, tmp
+        self.names = names or {}
+        self.per_thread_code = per_thread_code
 
     def finish(self, resources: dict[str, dict[str, int]], budget_s: float = PROFILE_BUDGET_S,
                measured: dict[str, Any] | None = None) -> dict[str, Any] | None:
-        """Release the child and wait at most `budget_s` for ncu: the profile, or None."""
+        """Wait for the child to be compiled (at most _READY_LIMIT_S), release it and wait
+        at most `budget_s` for ncu: the profile, or None. `resources` are keyed by entry point."""
         try:
+            if not self._ready():
+                return None
             Path(self._tmp.name, _RELEASE_FILE).touch()
             try:
                 out, _ = self.proc.communicate(timeout=budget_s)
@@ -166,9 +187,19 @@ class PendingProfile:
             launches = parse_csv(out.decode("utf-8", errors="replace"))
             if self.proc.returncode != 0 or not launches:
                 return None
-            return _profile_doc(self.exercise, self.case_index, launches, resources, measured)
+            return _profile_doc(self.exercise, self.case_index, launches, resources, measured, self.names,
+                                self.per_thread_code)
         finally:
             self.cancel()
+
+    def _ready(self) -> bool:
+        """True once the child has compiled; False if it ended first or took too long."""
+        flag, deadline = Path(self._tmp.name, _READY_FILE), time.monotonic() + _READY_LIMIT_S
+        while not flag.exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
 
     def cancel(self) -> None:
         """Stop the child (and ncu) if still running, and remove its files. Idempotent."""
@@ -184,68 +215,80 @@ class PendingProfile:
 
 
 def start_profile(exercise: Any, source: str, case_index: int, seed: int, lessons_dir: Path,
-                  arch: str | None = None) -> PendingProfile | None:
-    """Start ncu and the child, which compiles for `arch` (no GPU needed) and then waits for
-    its release (PendingProfile.finish) before touching the GPU. None where there is no ncu."""
+                  arch: str | None = None, language: str = "cuda", kernels: dict[str, str] | None = None,
+                  per_thread_code: bool = True) -> PendingProfile | None:
+    """Start ncu and the child, which compiles `source`, written in `language`, for `arch`
+    (no GPU needed) and then waits for its release (PendingProfile.finish) before touching
+    the GPU. `kernels`: the entry points to profile → their names in the profile (default:
+    the exercise's CUDA kernels, by their own names). None where there is no ncu."""
     ncu = ncu_path()
     if ncu is None:
         return None
+    names = kernels or {k.name: k.name for k in exercise.kernels}
     tmp = tempfile.TemporaryDirectory(prefix="kdojo-ncu-")
-    src = Path(tmp.name, "submission.cu")
+    src = Path(tmp.name, "submission" + languages.get(language).suffix)
     src.write_text(source)
     child = [sys.executable, "-m", "kernels.profile.gpu", "child", json.dumps(
-        {"lessons": str(lessons_dir), "exercise": exercise.id, "source": str(src), "case": case_index,
-         "seed": seed, "arch": arch, "wait": True, "parent": os.getpid()})]
-    proc = subprocess.Popen(ncu_command(ncu, [k.name for k in exercise.kernels], child), stdin=subprocess.DEVNULL,
+        {"lessons": str(lessons_dir), "exercise": exercise.id, "source": str(src), "language": language,
+         "case": case_index, "seed": seed, "arch": arch, "wait": True, "parent": os.getpid()})]
+    proc = subprocess.Popen(ncu_command(ncu, sorted(names), child), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
                             cwd=Path(__file__).resolve().parent.parent)
-    return PendingProfile(exercise, case_index, proc, tmp)
+    return PendingProfile(exercise, case_index, proc, tmp, names, per_thread_code)
 
 
 def profile_on_gpu(exercise: Any, source: str, case_index: int, seed: int, lessons_dir: Path,
                    resources: dict[str, dict[str, int]], budget_s: float = PROFILE_BUDGET_S,
-                   measured: dict[str, Any] | None = None) -> dict[str, Any] | None:
+                   measured: dict[str, Any] | None = None, arch: str | None = None, language: str = "cuda",
+                   kernels: dict[str, str] | None = None, per_thread_code: bool = True) -> dict[str, Any] | None:
     """The `profile` object measured by ncu, or None (no ncu, past the budget, no counters).
     `measured`, if given, gets "dram_bytes": ncu's DRAM bytes read + written by all the
-    profiled launches (for the roofline, kernels.profile.run.gpu_roofline). Started and
-    released at once; the judge starts it earlier (start_profile)."""
-    pending = start_profile(exercise, source, case_index, seed, lessons_dir)
+    profiled launches (for the roofline, kernels.profile.run.gpu_roofline). The rest is
+    start_profile's. Started and released as soon as the child has compiled; the judge
+    starts it earlier (start_profile)."""
+    pending = start_profile(exercise, source, case_index, seed, lessons_dir, arch, language, kernels, per_thread_code)
     return None if pending is None else pending.finish(resources, budget_s, measured)
 
 
 def _profile_doc(exercise: Any, case_index: int, launches: list[dict[str, Any]],
-                 resources: dict[str, dict[str, int]], measured: dict[str, Any] | None) -> dict[str, Any]:
+                 resources: dict[str, dict[str, int]], measured: dict[str, Any] | None,
+                 names: dict[str, str] | None = None, per_thread_code: bool = True) -> dict[str, Any]:
     kernels = []
     dram = [(l["metrics"].get("dram__bytes_read.sum"), l["metrics"].get("dram__bytes_write.sum")) for l in launches]
     for launch in launches:
         m = launch["metrics"]
-        res = resources.get(launch["kernel"])
-        entry = prof.kernel_entry(launch["kernel"], tuple(_dims(launch["grid"])), tuple(_dims(launch["block"])),
+        res = resources.get(launch["kernel"])  # by entry point, as ptxas names it
+        name = (names or {}).get(launch["kernel"], launch["kernel"])
+        entry = prof.kernel_entry(name, tuple(_dims(launch["grid"])), tuple(_dims(launch["block"])),
                                   int(m.get("launch__shared_mem_per_block_dynamic") or 0), res, metrics_from_ncu(m))
         kernels.append(entry)
 
     if measured is not None and all(r is not None and w is not None for r, w in dram):
         measured["dram_bytes"] = sum(r + w for r, w in dram)
-    return prof.build("ncu", exercise.tests[case_index].label, kernels, findings(kernels))
+    return prof.build("ncu", exercise.tests[case_index].label, kernels,
+                      findings(kernels, per_thread_code=per_thread_code))
 
 
 def _child(job: dict[str, Any]) -> int:
-    """Compile for this GPU and run one test case (under ncu)."""
+    """Compile for this GPU as the judge does and run one test case (under ncu)."""
     import numpy as np
 
     from kernels.exercises import find_exercise
-    from kernels.compile import compile_submission
     from kernels.targets.cuda import CudaTarget
     from kernels.cases import run_case
 
     exercise = find_exercise(job["exercise"], job["lessons"])
+    language = languages.get(job.get("language", "cuda"))
     source = Path(job["source"]).read_text()
-    if job.get("arch"):  # compile before the release: NVRTC needs no GPU
-        compile_submission(source, exercise, job["arch"])
-    if job.get("wait") and not _released(Path(job["source"]).parent / _RELEASE_FILE, job.get("parent")):
-        return 4  # never released: the parent gave up on the profile
+    folder = Path(job["source"]).parent
+    if job.get("arch"):  # compile before the release: neither NVRTC nor Triton's compile needs a GPU
+        language.compile(source, exercise, CudaTarget.name, job["arch"])
+    if job.get("wait"):
+        (folder / _READY_FILE).touch()
+        if not _released(folder / _RELEASE_FILE, job.get("parent")):
+            return 4  # never released: the parent gave up on the profile
     backend = CudaTarget()
-    compiled = compile_submission(source, exercise, backend.arch)  # memoised when the arch was given
+    compiled = language.compile(source, exercise, backend.name, backend.arch)  # memoised when the arch was given
     if not compiled.ok:
         return 2
     program = backend.build(exercise, source, compiled)

@@ -15,7 +15,11 @@ source for the reference GPU (sm_90) with `ptxas -v` for registers, shared
 memory, stack and spills. Nothing here
 can change a verdict: any failure gives no profile (and a log line), never an
 error. On a GPU with `ncu`, kernels/profile/gpu.py measures the largest test
-case instead (within its own time budget).
+case instead (within its own time budget), for CUDA C and for Triton
+(`kernels.languages.profiled` says which language each target profiles): the
+callers hand over the attempt's compile result (`compiled`), whose language
+the ncu child compiles again and whose Triton build names the cubins' entry
+points and carries the report of the ptxas Triton ran (the resources).
 
 Staff switches: KDOJO_PROFILE=0 turns profiling off everywhere; a spec's
 `[profile] enabled = false` turns it off for one exercise.
@@ -30,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from kernels import settings, targets
+from kernels import languages, settings, targets
 from kernels.buffers import make_guarded
 from kernels.plan import buffer_shapes, case_dict, env_for, load_reference, resolve_launches
 from kernels.profile import doc as prof, emu as profile_emu, gpu as profile_gpu, model as profile_model
@@ -67,9 +71,10 @@ def enabled(exercise: Exercise, backend_name: str) -> bool:
     return measured_by(backend_name) is not None
 
 
-def _gpu_case(exercise: Exercise, constants: dict[str, int]) -> int:
-    """On a GPU: the largest test case (ncu's replays keep it to a few launches)."""
-    return max(range(len(exercise.tests)), key=lambda i: _threads(exercise, constants, i))
+def _gpu_case(exercise: Exercise, constants: dict[str, int], compiled: Any = None) -> int:
+    """On a GPU: the largest test case (ncu's replays keep it to a few launches), by the
+    launches of the attempt's language where its compile result is given."""
+    return max(range(len(exercise.tests)), key=lambda i: _threads(exercise, constants, i, compiled))
 
 
 def _gpu_arch(backend: Any) -> str:
@@ -77,29 +82,51 @@ def _gpu_arch(backend: Any) -> str:
     return backend.arch or REFERENCE_ARCH
 
 
+def _triton_build(compiled: Any) -> Any:
+    """The attempt's Triton build (kernels.triton.compile.TritonBuild), or None (CUDA C)."""
+    return compiled.artifact if compiled is not None and compiled.language == "triton" else None
+
+
+def _child_options(compiled: Any) -> dict[str, Any]:
+    """start_profile's keywords for the attempt's compile result: CUDA C's are the defaults
+    (the exercise's kernels); a Triton build's cubins are profiled by their entry points,
+    named in the profile after their @triton.jit functions, and its threads are laid out by
+    Triton's compiler, not written by the learner (findings.PER_THREAD_CODE)."""
+    build = _triton_build(compiled)
+    if build is None:
+        return {}
+    return {"language": compiled.language, "kernels": build.entry_kernels(), "per_thread_code": False}
+
+
 def start_gpu_profile(exercise: Exercise, source: str, backend: Any, constants: dict[str, int],
-                      seed: int) -> Any:
+                      seed: int, compiled: Any = None) -> Any:
     """Start the ncu child before the benchmark (kernels.profile.gpu.start_profile), or None.
-    The caller hands it to profile_attempt, or cancels it."""
-    return profile_gpu.start_profile(exercise, source, _gpu_case(exercise, constants), seed, exercise.lesson_dir.parent,
-                         _gpu_arch(backend))
+    `compiled`: the attempt's CompileResult (its language; None: CUDA C). The caller hands
+    the child to profile_attempt, or cancels it."""
+    return profile_gpu.start_profile(exercise, source, _gpu_case(exercise, constants, compiled), seed,
+                                     exercise.lesson_dir.parent, _gpu_arch(backend), **_child_options(compiled))
 
 
 def profile_attempt(exercise: Exercise, source: str, backend: Any, program: Any,
                     constants: dict[str, int], seed: int,
-                    benchmark: dict[str, Any] | None = None, pending: Any = None) -> dict[str, Any] | None:
+                    benchmark: dict[str, Any] | None = None, pending: Any = None,
+                    compiled: Any = None) -> dict[str, Any] | None:
     """The profile for an accepted attempt on either backend, or None. `benchmark` (the
     judge run's benchmark section, GPU only) gives the roofline's measured points;
-    `pending`, an ncu child started earlier (start_gpu_profile), is released and used."""
+    `pending`, an ncu child started earlier (start_gpu_profile), is released and used;
+    `compiled`, the attempt's CompileResult, says its language (None: CUDA C)."""
     if not backend.timed:  # the CPU: the emulator's counts and the model's estimate
         return profile_emulated(exercise, source, backend, program, constants, seed)
-    index = pending.case_index if pending is not None else _gpu_case(exercise, constants)
+    index = pending.case_index if pending is not None else _gpu_case(exercise, constants, compiled)
     measured: dict[str, Any] = {}
-    res = resources(source, exercise, constants, _gpu_arch(backend))
+    build = _triton_build(compiled)
+    res = resources(source, exercise, constants, _gpu_arch(backend)) if build is None \
+        else triton_resources(build, env_for(exercise.tests[index], constants))
     if pending is not None:
         doc = pending.finish(res, measured=measured)
     else:
-        doc = profile_gpu.profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent, res, measured=measured)
+        doc = profile_gpu.profile_on_gpu(exercise, source, index, seed, exercise.lesson_dir.parent, res,
+                                         measured=measured, arch=_gpu_arch(backend), **_child_options(compiled))
     if doc is not None:
         try:
             roof = gpu_roofline(exercise, constants, exercise.tests[index], measured.get("dram_bytes"), benchmark)
@@ -132,8 +159,10 @@ def gpu_roofline(exercise: Exercise, constants: dict[str, int], profiled_case: A
                                   traffic_bytes=traffic, traffic_from="ncu")
 
 
-def _threads(exercise: Exercise, constants: dict[str, int], index: int) -> int:
-    launches = resolve_launches(exercise.launches, env_for(exercise.tests[index], constants))
+def _threads(exercise: Exercise, constants: dict[str, int], index: int, compiled: Any = None) -> int:
+    env = env_for(exercise.tests[index], constants)
+    launches = resolve_launches(exercise.launches, env) if compiled is None \
+        else languages.get(compiled.language).launches(exercise, compiled, env)
     return sum(int(np.prod(l.grid)) * int(np.prod(l.block)) for l in launches)
 
 
@@ -244,6 +273,28 @@ def resources(source: str, exercise: Exercise, constants: dict[str, int],
         log.info("profile: no resources: %s", exc)
         return {}
     return prof.parse_ptxas(out.log) if out.ok else {}
+
+
+MAX_REGISTERS = 255  # per thread, on every GPU the judge runs on
+
+
+def triton_resources(build: Any, env: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """The resources of the cubins a Triton attempt runs in the case `env`, per entry point,
+    from the report of the ptxas that Triton's compile ran (TritonBinary.ptxas_log; no
+    compile here). Said only where it is sure: an entry point that two of the case's
+    binaries share (one kernel compiled with two sets of meta-parameters) is left out, as
+    ncu's rows do not say which of them ran, and so is a report out of range (the report
+    is the sandbox's, untrusted)."""
+    keys: dict[str, set[str]] = {}
+    for step in build.plan_for(env):
+        binary = build.binary(step.binary)
+        keys.setdefault(binary.name, set()).add(binary.key)
+    found = {}
+    for name, (key, *others) in keys.items():
+        res = prof.parse_ptxas(build.binary(key).ptxas_log).get(name)
+        if not others and res is not None and 0 < res["registers_per_thread"] <= MAX_REGISTERS:
+            found[name] = res
+    return found
 
 
 def profile_emulated(exercise: Exercise, source: str, backend: Any, program: Any,

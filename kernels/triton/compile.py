@@ -49,6 +49,7 @@ MAX_CUBIN_BYTES = 4 << 20
 ANSWER_BYTES = 48 << 20  # every cubin in base64, and the rest
 MAX_SHARED_BYTES = 227 * 1024  # what one block may have on sm_90
 MAX_SCRATCH_BYTES = 1 << 20  # Triton's global scratch per program
+MAX_PTXAS_CHARS = 4000  # ptxas -v's report of one binary (compile_child.PTXAS_CHARS)
 STARTED = b"kdojo-triton-compile\n"  # the child's first bytes: the sandbox did start it
 CHILD = Path(__file__).with_name("compile_child.py")
 WARPS = (1, 2, 4, 8, 16, 32)
@@ -82,6 +83,9 @@ class TritonBinary:
     profile_scratch_size: int
     profile_scratch_align: int
     cubin: bytes  # b"" on the CPU target
+    # ptxas -v's report of the cubin (registers, shared memory, stack, spills: the profiler's
+    # resources, kernels/profile/run.py); untrusted text, "" where there is none
+    ptxas_log: str = ""
 
     @property
     def scratch_params(self) -> int:
@@ -106,6 +110,10 @@ class TritonBuild:
 
     def binary(self, key: str) -> TritonBinary:
         return next(b for b in self.binaries if b.key == key)
+
+    def entry_kernels(self) -> dict[str, str]:
+        """Each cubin entry point (the name a GPU profiler sees) → its @triton.jit function."""
+        return {b.name: b.kernel for b in self.binaries}
 
     def plan_for(self, env: dict[str, Any]) -> tuple[TritonLaunchPlan, ...]:
         """The launches of the case whose values `env` holds (KeyError: a case not compiled)."""
@@ -380,7 +388,7 @@ def parse_build(doc: Any, request: dict[str, Any]) -> TritonBuild:
 
 _BINARY_KEYS = {"key", "kernel", "name", "signature", "meta", "num_warps", "num_stages", "shared", "params",
                 "global_scratch_size", "global_scratch_align", "profile_scratch_size", "profile_scratch_align",
-                "cubin"}
+                "cubin", "ptxas"}
 
 
 def _parse_binary(item: Any, launches: list[dict], target: str) -> TritonBinary:
@@ -419,8 +427,9 @@ def _parse_binary(item: Any, launches: list[dict], target: str) -> TritonBinary:
     except (binascii.Error, UnicodeEncodeError):
         raise Malformed("cubin") from None
     _expect((cubin == b"") if ttir else (0 < len(cubin) <= MAX_CUBIN_BYTES and cubin[:4] == b"\x7fELF"), "cubin")
+    ptxas = _str(item["ptxas"], 0 if ttir else MAX_PTXAS_CHARS, "ptxas")
     return TritonBinary(key, kernel, name, tuple(signature), tuple(sorted(meta.items())), num_warps, num_stages,
-                        shared, params, scratch[0], aligns[0], scratch[1], aligns[1], cubin)
+                        shared, params, scratch[0], aligns[0], scratch[1], aligns[1], cubin, ptxas)
 
 
 # kind → the learner's message, from the kernel's name, the error's fields (each checked

@@ -20,7 +20,9 @@ The answer, one JSON document on the standard output this process had when it
 started (the learner's prints go to stderr):
   {"triton": version, "target": …, "binaries": [{key, kernel, name, signature, meta,
    num_warps, num_stages, shared, params, global_scratch_size, global_scratch_align,
-   profile_scratch_size, profile_scratch_align, cubin (base64, "" for ttir-only)}],
+   profile_scratch_size, profile_scratch_align, cubin (base64, "" for ttir-only),
+   ptxas (ptxas -v's report for the cubin, its "ptxas" lines only: the profiler's
+   registers, shared memory, stack and spills; "" for ttir-only)}],
    "cases": [[{"binary": key, "grid": [x, y, z]} per launch] per case]}
   or {"error": {"kind": …, "line": n, "column": n, "message": …, "name": …}}
 """
@@ -28,8 +30,10 @@ started (the learner's prints go to stderr):
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib.util
 import inspect
+import io
 import json
 import math
 import os
@@ -47,6 +51,7 @@ MODULE_NAME = "submission"
 WARPS = (1, 2, 4, 8, 16, 32)
 MAX_GRID = (2**31 - 1, 65535, 65535)
 MESSAGE_CHARS = 2000
+PTXAS_CHARS = 4000  # ptxas -v's report of one entry point is ~300 characters
 
 
 class Refusal(Exception):
@@ -242,8 +247,9 @@ def compile_binary(module, path: str, fn, types: tuple, meta: dict, num_warps: i
         if target == "ttir-only":
             front_end(source, gpu, options)
             return {**entry, "name": fn.__name__, "shared": 0, "params": 0, "global_scratch_size": 0,
-                    "global_scratch_align": 1, "profile_scratch_size": 0, "profile_scratch_align": 1, "cubin": ""}
-        compiled = triton.compile(source, target=gpu, options=options)
+                    "global_scratch_align": 1, "profile_scratch_size": 0, "profile_scratch_align": 1, "cubin": "",
+                    "ptxas": ""}
+        compiled, ptxas = compile_with_report(source, gpu, options)
     except CompilationError as exc:
         if any(isinstance(e, MemoryError) for e in chain(exc)):
             raise MemoryError from None
@@ -254,9 +260,26 @@ def compile_binary(module, path: str, fn, types: tuple, meta: dict, num_warps: i
         raise Refusal("compile", learner_line(exc, path) or def_line(fn), 0, backend_message(exc),
                       name=fn.__name__) from None
     try:
-        return binary_entry(entry, compiled)
+        return {**binary_entry(entry, compiled), "ptxas": ptxas}
     except Exception:  # noqa: BLE001 — what triton.compile returned is not Triton's (a monkeypatch)
         raise Refusal("interfered", 0, 0, "") from None
+
+
+def compile_with_report(source: ASTSource, target: GPUTarget, options: dict):
+    """triton.compile, and what its ptxas -v said: Triton runs ptxas with -v and prints the
+    report on the standard output when asked to (its `dump_ptxas_log` knob), so it is
+    caught here. Only lines that start with "ptxas" are kept (a `tl.static_print` of the
+    kernel's prints beside them); "" when Triton ran no ptxas."""
+    knobs = triton.knobs.nvidia
+    report = io.StringIO()
+    saved, knobs.dump_ptxas_log = knobs.dump_ptxas_log, True
+    try:
+        with contextlib.redirect_stdout(report):
+            compiled = triton.compile(source, target=target, options=options)
+    finally:
+        knobs.dump_ptxas_log = saved
+    lines = [line for line in report.getvalue().splitlines() if line.startswith("ptxas")]
+    return compiled, "\n".join(lines)[:PTXAS_CHARS]
 
 
 def binary_entry(entry: dict, compiled) -> dict:

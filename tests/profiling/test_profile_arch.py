@@ -25,7 +25,8 @@ def test_the_gpu_profile_takes_resources_from_the_judges_arch(monkeypatch):
     fallback = profile_run.resources(source, exercise, constants, "sm_90")["gemm_bias_act_wmma"]
     seen = {}
 
-    def fake_profile_on_gpu(exercise, source, index, seed, lessons, resources, budget_s=None, measured=None):
+    def fake_profile_on_gpu(exercise, source, index, seed, lessons, resources, budget_s=None, measured=None, **child):
+        assert child["arch"] == "sm_90a"  # the child compiles for the judge's arch too
         seen.update(resources)
         return None
 

@@ -1,9 +1,10 @@
-"""The ncu child starts before the benchmark and waits, off the GPU, until released (#16).
+"""The ncu child starts before the benchmark, compiles and waits, off the GPU, until released (#16).
 
-`ncu` is outside our code, so these tests put a stand-in on $KDOJO_NCU: a script that
-records when it saw the release file appear in the child's folder and then prints the
-CSV a real ncu printed on an H100 (tests/profiling/data/ncu_block_sum.csv). What runs
-is ours: start_profile, PendingProfile.finish / cancel, the CSV parsing."""
+`ncu` is outside our code, so these tests put a stand-in on $KDOJO_NCU: a script that,
+as the child does once compiled, creates the ready file, records when it saw the release
+file appear in the child's folder and then prints the CSV a real ncu printed on an H100
+(tests/profiling/data/ncu_block_sum.csv). What runs is ours: start_profile,
+PendingProfile.finish / cancel, the CSV parsing."""
 
 from __future__ import annotations
 
@@ -23,11 +24,16 @@ from kernels.profile.gpu import start_profile
 
 CSV = Path(__file__).parent / "data" / "ncu_block_sum.csv"
 
-FAKE_NCU = f"""#!{sys.executable}
+
+def fake_ncu_script(ready_after_s: float = 0.0) -> str:
+    """ncu and the child: compiled after `ready_after_s`, then released, then the CSV."""
+    return f"""#!{sys.executable}
 import json, pathlib, sys, time
 job = json.loads(sys.argv[-1])
 folder = pathlib.Path(job["source"]).parent
 (folder / "started").write_text(str(time.monotonic()))
+time.sleep({ready_after_s!r})  # the child's compile
+(folder / "ready").touch()
 while not (folder / "release").exists():
     time.sleep(0.005)
 (folder / "released_seen").write_text(str(time.monotonic()))
@@ -35,13 +41,18 @@ sys.stdout.write(pathlib.Path({str(CSV)!r}).read_text())
 """
 
 
-@pytest.fixture
-def fake_ncu(tmp_path, monkeypatch):
+def stand_in_ncu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> Path:
+    """`script` as the ncu the profiler finds ($KDOJO_NCU)."""
     path = tmp_path / "ncu"
-    path.write_text(FAKE_NCU)
+    path.write_text(script)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("KDOJO_NCU", str(path))
     return path
+
+
+@pytest.fixture
+def fake_ncu(tmp_path, monkeypatch):
+    return stand_in_ncu(tmp_path, monkeypatch, fake_ncu_script())
 
 
 def _wait_for(path: Path, seconds: float = 10.0) -> None:
@@ -80,11 +91,31 @@ def test_a_cancelled_child_is_stopped_and_leaves_nothing(fake_ncu):
     pending.cancel()  # idempotent
 
 
+def test_the_budget_starts_once_the_child_has_compiled(tmp_path, monkeypatch):
+    # a Triton compile takes seconds: they are not the profile's budget
+    stand_in_ncu(tmp_path, monkeypatch, fake_ncu_script(ready_after_s=1.5))
+    exercise = find_exercise("reduction.block_sum")
+    pending = start_profile(exercise, "// source\n", len(exercise.tests) - 1, 1, exercise.lesson_dir.parent)
+    started = time.monotonic()
+    profile = pending.finish({}, budget_s=1.0)
+    assert profile is not None and profile["kernels"][0]["name"] == "block_sum"
+    assert time.monotonic() - started >= 1.5
+
+
+def test_a_child_that_ends_before_it_is_ready_gives_no_profile_at_once(tmp_path, monkeypatch):
+    # the child's compile failed: it exits without the ready file
+    stand_in_ncu(tmp_path, monkeypatch, f"#!{sys.executable}\nimport sys\nsys.exit(2)\n")
+    exercise = find_exercise("reduction.block_sum")
+    pending = start_profile(exercise, "// source\n", 0, 1, exercise.lesson_dir.parent)
+    started = time.monotonic()
+    assert pending.finish({}, budget_s=10) is None
+    assert time.monotonic() - started < 5 and pending.proc.returncode == 2
+
+
 def test_past_its_budget_there_is_no_profile_and_nothing_left_running(tmp_path, monkeypatch):
-    slow = tmp_path / "ncu"
-    slow.write_text(f"#!{sys.executable}\nimport time\ntime.sleep(60)\n")
-    slow.chmod(slow.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("KDOJO_NCU", str(slow))
+    # compiled, released, and then never done
+    stand_in_ncu(tmp_path, monkeypatch, f"#!{sys.executable}\nimport json, pathlib, sys, time\n"
+                 "(pathlib.Path(json.loads(sys.argv[-1])['source']).parent / 'ready').touch()\ntime.sleep(60)\n")
     exercise = find_exercise("reduction.block_sum")
     pending = start_profile(exercise, "// source\n", 0, 1, exercise.lesson_dir.parent)
     started = time.monotonic()

@@ -8,11 +8,12 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kernels.messages import MESSAGE_CODES, Message
-from kernels.triton.compile import MAX_GRID, MAX_SHARED_BYTES, Malformed, TritonBuild, parse_answer
+from kernels.triton.compile import MAX_GRID, MAX_PTXAS_CHARS, MAX_SHARED_BYTES, Malformed, TritonBuild, parse_answer
 
 REQUEST: dict[str, Any] = {
     "source": "submission.py", "target": "sm_90",
@@ -28,7 +29,7 @@ def binary(key: str, block: int) -> dict[str, Any]:
     return {"key": key, "kernel": "saxpy", "name": "saxpy", "signature": ["*fp32", "*fp32", "fp32", "i32"],
             "meta": {"BLOCK": block}, "num_warps": 4, "num_stages": 3, "shared": 0, "params": 6,
             "global_scratch_size": 0, "global_scratch_align": 1, "profile_scratch_size": 0,
-            "profile_scratch_align": 1, "cubin": CUBIN}
+            "profile_scratch_align": 1, "cubin": CUBIN, "ptxas": ""}
 
 
 VALID: dict[str, Any] = {
@@ -70,6 +71,7 @@ def judged(doc: Any) -> None:
         for b in build.binaries:
             assert b.cubin[:4] == b"\x7fELF" and 0 <= b.shared <= MAX_SHARED_BYTES and b.num_warps in (1, 2, 4, 8, 16, 32)
             assert b.signature == ("*fp32", "*fp32", "fp32", "i32") and 4 <= b.params <= 6
+            assert type(b.ptxas_log) is str and len(b.ptxas_log) <= MAX_PTXAS_CHARS
         for _, plan in build.plans:
             for step in plan:
                 assert all(1 <= g <= limit for g, limit in zip(step.grid, MAX_GRID))
@@ -89,6 +91,21 @@ def test_the_valid_answer_and_error_parse() -> None:
     error = parse_answer(json.dumps(ERROR).encode(), REQUEST, LINES)
     assert error.status == "compile_error" and error.diagnostics[0].line == 3
     assert error.diagnostics[0].message.code == "triton_launch_num_warps"
+
+
+def test_ptxas_report_is_text_of_bounded_size() -> None:
+    # the profiler reads registers and shared memory from it (kernels/profile/run.py triton_resources)
+    report = "ptxas info    : Used 22 registers, used 0 barriers"
+    doc = copy.deepcopy(VALID)
+    doc["binaries"][0]["ptxas"] = report
+    assert parse_answer(json.dumps(doc).encode(), REQUEST, LINES).artifact.binary("b0").ptxas_log == report
+    for value in (22, None, ["ptxas"], "x" * (MAX_PTXAS_CHARS + 1)):
+        doc["binaries"][0]["ptxas"] = value
+        with pytest.raises(Malformed):
+            parse_answer(json.dumps(doc).encode(), REQUEST, LINES)
+    del doc["binaries"][0]["ptxas"]
+    with pytest.raises(Malformed):
+        parse_answer(json.dumps(doc).encode(), REQUEST, LINES)
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
