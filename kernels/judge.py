@@ -189,7 +189,7 @@ class Judge:
         if not self.defer_profile or doc.get("verdict") != "accepted" or "profile" in doc:
             return False
         language = doc.get("language", "cuda")
-        if language not in languages.NAMES or not languages.get(language).profiled:
+        if language not in languages.NAMES or not languages.profiled(language, self.backend):
             return False
         from kernels.profile import run as profile_run
 

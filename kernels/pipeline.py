@@ -46,7 +46,7 @@ def run_pipeline(exercise: Exercise, source: str, target: Target, *, bench: bool
     emit({"stage": Event.COMPILING})
     compiled, program, refusal = _compile_and_build(exercise, source, target, language)
     timings["compile_s"] = time.perf_counter() - started
-    profile = profile and program is not None and languages.get(language).profiled
+    profile = profile and program is not None and languages.profiled(language, target.name)
     if profile:
         from kernels.profile import run as profile_run
 
@@ -147,7 +147,7 @@ def run_profile(exercise: Exercise, source: str, target: Target, seed: int, emit
                 benchmark: dict[str, Any] | None = None, language: str = "cuda") -> dict[str, Any] | None:
     """The profile of an attempt already judged accepted, on its own (#26: on a GPU the
     ncu profile runs after the result was delivered, as lower-priority work)."""
-    if language not in exercise.languages or not languages.get(language).profiled:
+    if language not in exercise.languages or not languages.profiled(language, target.name):
         return None
     compiled, program, _ = _compile_and_build(exercise, source, target, language)
     if program is None:
@@ -177,7 +177,7 @@ def _start_profile(exercise: Exercise, source: str, target: Target, compiled: Co
     if not target.timed or not profile_run.enabled(exercise, target.name):
         return None
     try:
-        return profile_run.start_gpu_profile(exercise, source, target, compiled.constants, seed)
+        return profile_run.start_gpu_profile(exercise, source, target, compiled.constants, seed, compiled)
     except Exception:  # noqa: BLE001 — no early start: the profile step starts its own child
         logging.getLogger(__name__).exception("early profile start for %s failed", exercise.id)
         return None
@@ -196,7 +196,7 @@ def _profile(exercise: Exercise, source: str, target: Target, program: Any, comp
     try:
         return profile_run.profile_attempt(exercise, source, target, program, compiled.constants, seed,
                                            benchmark,  # the GPU's roofline point: the benchmark's time
-                                           pending)
+                                           pending, compiled)
     except Exception:  # noqa: BLE001 — our bug must not cost a learner the verdict they earned
         logging.getLogger(__name__).exception("profile of %s failed", exercise.id)
         return None

@@ -254,9 +254,6 @@ def test_a_wrong_triton_kernel_gets_no_profile(tmp_path):
 
 @pytest.mark.gpu
 @pytest.mark.usefixtures("sandbox")
-@pytest.mark.xfail(reason="until kernels/pipeline.py hands the compile result to the profiler and asks "
-                          "languages.profiled(language, target.name) (the change #29's profile asks for)",
-                   strict=False)
 def test_an_accepted_triton_judge_run_carries_an_ncu_profile():
     from kernels.pipeline import run_pipeline
     from kernels.targets.cuda import CudaTarget
