@@ -233,7 +233,7 @@ def start_profile(exercise: Any, source: str, case_index: int, seed: int, lesson
          "case": case_index, "seed": seed, "arch": arch, "wait": True, "parent": os.getpid()})]
     proc = subprocess.Popen(ncu_command(ncu, sorted(names), child), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
-                            cwd=Path(__file__).resolve().parent.parent)
+                            cwd=Path(__file__).resolve().parents[2])  # the folder `-m kernels…` is found from
     return PendingProfile(exercise, case_index, proc, tmp, names, per_thread_code)
 
 
