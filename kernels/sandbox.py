@@ -54,11 +54,13 @@ DEFAULT_MEMORY_MB, DEFAULT_PIDS = settings.BY_ENV[MEMORY_ENV].default, settings.
 class JobLimits:
     memory_mb: int = DEFAULT_MEMORY_MB
     pids: int = DEFAULT_PIDS
+    nice: int = settings.BY_ENV["KDOJO_JOB_NICE"].default  # an emulator job's (a GPU job: none)
 
     @classmethod
     def from_env(cls) -> "JobLimits":
-        """From $KDOJO_JOB_MEMORY_MB / $KDOJO_JOB_PIDS; ValueError names a bad one."""
-        return cls(memory_mb=settings.value(MEMORY_ENV), pids=settings.value(PIDS_ENV))
+        """From $KDOJO_JOB_MEMORY_MB / $KDOJO_JOB_PIDS / $KDOJO_JOB_NICE; ValueError names a bad one."""
+        return cls(memory_mb=settings.value(MEMORY_ENV), pids=settings.value(PIDS_ENV),
+                   nice=settings.value("KDOJO_JOB_NICE"))
 
 
 def clean_env(workdir: Path) -> dict[str, str]:
@@ -95,6 +97,19 @@ def _limit(backend: str, limits: JobLimits) -> tuple[Any, Any, str]:
     return enter, group, "cgroup v2"
 
 
+def _lower_priority(setup: Any, nice: int) -> Any:
+    """`setup`, then `nice` added to the new process's niceness (its children inherit it):
+    an emulator job is batch work beside the web server, which must answer first
+    (issue #25; docs/configuration.md `KDOJO_JOB_NICE`)."""
+    if not nice:
+        return setup
+
+    def hook() -> None:
+        setup()
+        os.nice(nice)
+    return hook
+
+
 class JobProcess:
     """One `python -m kernels.worker` process and its event stream."""
 
@@ -105,6 +120,7 @@ class JobProcess:
         self.workdir.chmod(0o711)
         self.limits = limits or JobLimits.from_env()
         setup, self.cgroup, self.limited_by = _limit(backend, self.limits)
+        setup = _lower_priority(setup, 0 if targets.timed(backend) else self.limits.nice)
         command = [sys.executable, "-m", "kernels.worker", "--backend", backend]
         if lessons_dir is not None:
             command += ["--lessons", str(Path(lessons_dir).resolve())]

@@ -51,6 +51,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("KDOJO_JOB_PIDS", "job_pids", "count", 512, "tasks",
             "tasks (threads included) of a job: cgroup pids.max, else RLIMIT_NPROC",
             strict=True, minimum=16, to_jobs=False),
+    Setting("KDOJO_JOB_NICE", "job_nice", "count", 10, "",
+            "niceness added to an emulator job process and its programs (batch work: the web server on the "
+            "same cores answers first); 0: none. A GPU job keeps the judge's",
+            strict=True, minimum=0, to_jobs=False),
     Setting("KDOJO_CGROUP_ROOT", "cgroup_root", "path", None, "folder",
             "a delegated cgroup v2 folder under which job cgroups are made (default: the judge's own)",
             to_jobs=False),
@@ -136,6 +140,7 @@ class JudgeSettings:
     tests_budget_s: float | None
     job_memory_mb: int
     job_pids: int
+    job_nice: int
     cgroup_root: str | None
     compile_memory_mb: int
     nvrtc: str | None
