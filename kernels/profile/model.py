@@ -356,7 +356,7 @@ def missed_rereads(c: dict[str, float], blocks: int, threads_per_block: int, blo
 def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_block: int,
                  blocks_per_sm: int | None, gpu: GpuModel, dram_scale: float | None = None,
                  max_sectors: float | None = None, counted_threads: int | None = None,
-                 held_sectors: float = 0.0) -> dict[str, float]:
+                 held_sectors: float | None = 0.0) -> dict[str, float]:
     """Seconds per ceiling for one launch at the benchmark size (before parallelism and overhead).
     `scale` multiplies the work (requests, wavefronts, instructions); `dram_scale` the distinct
     sectors (footprint_scale; `scale` where not given). A truncated launch's counts are scaled up
@@ -364,7 +364,8 @@ def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_
     `counted_threads`: the launch's threads in the counted case; atomics that were at most one per
     counted thread (one per block or per warp into a total) grow with the threads, not the work (a
     fixed grid's stay as they are), more than that with the work. `held_sectors`: rereads of
-    buffers L2 keeps, up to which rereads stay hits (missed_rereads)."""
+    buffers L2 keeps, up to which rereads stay hits (missed_rereads); None: no rereads are
+    costed (the counted requests are not the GPU's: an inline-PTX source's fallback path)."""
     full = 1.0 / coverage(counts)
     c = {k: v * full for k, v in counts.items()} if full != 1.0 else counts
     if full != 1.0 and max_sectors:
@@ -382,7 +383,8 @@ def launch_terms(counts: dict[str, int], scale: float, blocks: int, threads_per_
     dscale = scale if dram_scale is None else dram_scale
     unique = (c.get("gld_unique", 0) + c.get("gst_unique", 0)) * dscale or requested * scale
     # rereads L2 no longer holds (#26): DRAM moves them again, and their requests wait on it
-    missed = missed_rereads(c, blocks, threads_per_block, blocks_per_sm, gpu, dscale, held_sectors)
+    missed = 0.0 if held_sectors is None else \
+        missed_rereads(c, blocks, threads_per_block, blocks_per_sm, gpu, dscale, held_sectors)
     per_thread = counted_threads is not None and c.get("gatom_ops", 0) <= counted_threads
     atom_scale = blocks * threads_per_block / max(1, counted_threads) if per_thread else scale
     atom_max = c.get("gatom_max", 0) * (atom_scale if c.get("gatom_addrs", 0) <= FEW_ADDRESSES else 1.0)
@@ -442,7 +444,7 @@ def estimate(exercise: Any, source: str, counted_case: Any, counts: list[dict[st
         threads = int(np.prod(launch.block))
         terms = launch_terms(c, scale, blocks, threads, (occ or {}).get("blocks_per_sm"), gpu, dram_scale,
                              max_sectors, counted_threads=int(np.prod(was.grid)) * int(np.prod(was.block)),
-                             held_sectors=held * int(np.prod(was.grid)))
+                             held_sectors=None if fallback else held * int(np.prod(was.grid)))
         eff = parallelism(blocks, threads, (occ or {}).get("blocks_per_sm"), gpu)
         # throughput ceilings need enough warps in flight; one address's atomics and the SMs'
         # block starts are serial whatever the occupancy

@@ -311,3 +311,27 @@ def test_a_sectors_other_bytes_read_later_are_no_reread():
     assert model.missed_rereads(chunk, 64, 1024, 2, H100, 64.0) == 0
     # the same loads, each reading its 32 bytes again: temporal rereads of a 1 GiB working set
     assert model.missed_rereads(dict(chunk, gld_ideal=2**22), 64, 1024, 2, H100, 64.0) == 2**22 - 2**19
+
+
+def test_an_inline_ptx_fallbacks_rereads_are_not_costed():
+    """The emulator counted the fallback path of an mma.sync/wgmma kernel: its rereads are not the
+    GPU's (it drops that path's L2 and latency terms already), so its DRAM term stays the distinct
+    sectors; a WMMA source's same counts pay for the rereads past L2."""
+    from kernels.compile import compile_submission
+
+    exercise = find_exercise("gemm-epilogue.wmma_fp16")
+    wgmma = (exercise.folder / "solutions/correct/hopper_wgmma.cu").read_text()
+    wmma = (exercise.folder / "reference.cu").read_text()
+    case = exercise.tests[-1]
+    footprint = model.footprint_bytes(exercise, case.env) / 32  # every buffer's sectors, counted case
+    once = counts(gld_req=10**5, gld_sectors=int(footprint), gld_ideal=int(footprint), gld_unique=int(footprint),
+                  warp_inst=10**5)
+    again = dict(once, gld_sectors=64 * int(footprint), gld_ideal=64 * int(footprint))
+    dram = {}
+    for name, source in (("wgmma", wgmma), ("wmma", wmma)):
+        constants = compile_submission(source, exercise, None).constants
+        for reads, c in (("once", once), ("again", again)):
+            est = model.estimate(exercise, source, case, [c], [{"blocks_per_sm": 8}], constants)
+            dram[name, reads] = est["terms_ms"]["dram"]
+    assert dram["wgmma", "again"] == dram["wgmma", "once"]
+    assert dram["wmma", "again"] > 10 * dram["wmma", "once"]
