@@ -228,3 +228,119 @@ def test_inline_ptx_tensor_code_is_estimated_by_its_roofline_bound():
     commented = wmma + "\n// next: wgmma.mma_async with TMA, as hopper_wgmma.cu does\n"
     assert not model.uses_ptx_tensor_cores(commented)
     assert "note" not in model.estimate(exercise, commented, exercise.tests[-1], [heavy], [None], constants)
+
+
+# Rereads and the L2's size (#26): a block that reads its row again finds it in L2 only while every
+# block resident beside it has touched no more than the L2 holds since.
+
+def _bench_and_counted(exercise_id: str, counted: str):
+    exercise = find_exercise(exercise_id)
+    return exercise, next(c for c in exercise.benchmark.cases if c.label == counted)
+
+
+def test_a_row_read_twice_comes_from_dram_when_the_resident_rows_outgrow_l2():
+    # softmax counted at 8192 x 4096 (256 threads a block), estimated at 4096 x 50,304: a block
+    # of 1024 threads per 201 KB row, two resident per SM (2048 threads), 264 blocks x (the row
+    # read + the row written, 402 KB) = 106 MB > 50 MB of L2: the second read is DRAM's again
+    exercise, case = _bench_and_counted("row-reductions.softmax", "8192x4096")
+    row = 8192 * 4096 // 8  # sectors of x (and of y)
+    one_pass = counts(gld_req=row // 4, gld_sectors=row, gld_ideal=row, gld_unique=row, gst_req=row // 4,
+                      gst_sectors=row, gst_ideal=row, gst_unique=row, warp_inst=row // 2)
+    two_pass = dict(one_pass, gld_req=row // 2, gld_sectors=2 * row, gld_ideal=2 * row)
+    three_pass = dict(one_pass, gld_req=3 * row // 4, gld_sectors=3 * row, gld_ideal=3 * row)
+    scale = (8 * 4096 * 50304) / (8 * 8192 * 4096)  # the byte model's ratio: work and footprint alike
+    est = {name: model.estimate(exercise, "", case, [c], [{"blocks_per_sm": 8}], {})
+           for name, c in (("one", one_pass), ("two", two_pass), ("three", three_pass))}
+    assert est["one"]["scale"] == pytest.approx(scale, abs=1e-3)
+    for name, reads in (("one", 1), ("two", 2), ("three", 3)):
+        dram_s = 32 * (reads + 1) * row * scale / H100.dram_bps  # every read of x, and y once
+        assert est[name]["terms_ms"]["dram"] == pytest.approx(dram_s * 1e3, rel=1e-6), name
+        assert est[name]["bound"] == "dram"
+    assert est["one"]["time_ms"] < est["two"]["time_ms"] < est["three"]["time_ms"]
+    # the occupancy said 8 blocks of the counted 256 threads; at 1024 threads an SM holds 2
+    assert model.resident_blocks(4096, 1024, 8, H100) == 2 * H100.sms
+
+
+def test_rereads_stay_l2_hits_while_the_resident_blocks_fit_in_it():
+    # 64 blocks of 1024 threads, each reading its 32 KiB twice and writing 32 KiB: 4 MiB in all, in
+    # L2 at once; the same blocks with 16 times as much (64 MiB resident together) miss
+    fits = counts(gld_req=2**16, gld_sectors=2**17, gld_ideal=2**17, gld_unique=2**16, gst_sectors=2**16,
+                  gst_unique=2**16, warp_inst=2**17)
+    big = {k: v * 16 for k, v in fits.items()}
+    assert model.missed_rereads(fits, 64, 1024, 2, H100, 1.0) == 0
+    assert model.missed_rereads(big, 64, 1024, 2, H100, 1.0) == 2**20
+    t = model.launch_terms(fits, 1.0, 64, 1024, 2, H100, 1.0)
+    assert t["dram"] == pytest.approx(32 * 2**17 / H100.dram_bps)
+    t = model.launch_terms(big, 1.0, 64, 1024, 2, H100, 1.0)
+    assert t["dram"] == pytest.approx(32 * (2**21 + 2**20) / H100.dram_bps)
+    # the rule reads the card's L2 size: 56 MiB in flight pass the H100's 50 MiB, not an RTX 4090's 72
+    r4090 = model.GPUS["RTX4090"]
+    mid = {k: v * 14 for k, v in fits.items()}
+    assert model.missed_rereads(mid, 64, 1024, 1, H100, 1.0) == 14 * 2**16
+    assert model.missed_rereads(mid, 64, 1024, 1, r4090, 1.0) == 0
+
+
+def test_rereads_of_buffers_l2_keeps_are_hits():
+    # layernorm counted at 8192 x 4096: every block reads its row once and the whole weight and bias
+    # (4096 floats each, 1024 sectors together); that is the reference's short-row path, and at
+    # 4096 x 50,304 weight and bias (402 KB) still fit in L2 while x (824 MB) does not
+    exercise, case = _bench_and_counted("row-reductions.layernorm", "8192x4096")
+    bench_env = model.largest_case(exercise, {}).env
+    assert model.l2_held_sectors(exercise, case.env, bench_env, H100) == 1024
+    x = 8192 * 4096 // 8
+    shared = 8192 * 1024  # the counted grid's blocks each reading weight and bias
+    reference = counts(gld_req=(x + shared) // 16, gld_sectors=x + shared, gld_ideal=x + shared,
+                       gld_unique=x + 1024, gst_req=x // 16, gst_sectors=x, gst_ideal=x, gst_unique=x,
+                       warp_inst=x // 4)
+    # a solution that reads the row a second time as well
+    reread = dict(reference, gld_sectors=2 * x + shared, gld_ideal=2 * x + shared)
+    scale = (8 * 4096 * 50304 + 8 * 50304) / (8 * 8192 * 4096 + 8 * 4096)
+    a = model.estimate(exercise, "", case, [reference], [{"blocks_per_sm": 8}], {})
+    b = model.estimate(exercise, "", case, [reread], [{"blocks_per_sm": 8}], {})
+    distinct = (x + 1024 + x) * scale
+    assert a["terms_ms"]["dram"] == pytest.approx(32 * distinct / H100.dram_bps * 1e3, rel=1e-6)
+    # the row's second read is x's sectors again less the shared buffers' one distinct read
+    assert b["terms_ms"]["dram"] == pytest.approx(32 * (distinct + (x - 1024) * scale) / H100.dram_bps * 1e3,
+                                                  rel=1e-6)
+
+
+def test_a_sectors_other_bytes_read_later_are_no_reread():
+    # a chunk per thread: each sector requested by 8 loads for 4 bytes each (8x the ideal sectors),
+    # every byte read once: L1's spatial reuse, and L2's, whatever the working set
+    chunk = counts(gld_req=2**17, gld_sectors=2**22, gld_ideal=2**19, gld_unique=2**19, warp_inst=2**17)
+    assert model.missed_rereads(chunk, 64, 1024, 2, H100, 64.0) == 0
+    # the same loads, each reading its 32 bytes again: temporal rereads of a 1 GiB working set
+    assert model.missed_rereads(dict(chunk, gld_ideal=2**22), 64, 1024, 2, H100, 64.0) == 2**22 - 2**19
+
+
+def test_an_inline_ptx_fallbacks_rereads_are_not_costed():
+    """The emulator counted the fallback path of an mma.sync/wgmma kernel: its rereads are not the
+    GPU's (it drops that path's L2 and latency terms already), so its DRAM term stays the distinct
+    sectors; a WMMA source's same counts pay for the rereads past L2."""
+    from kernels.compile import compile_submission
+
+    exercise = find_exercise("gemm-epilogue.wmma_fp16")
+    wgmma = (exercise.folder / "solutions/correct/hopper_wgmma.cu").read_text()
+    wmma = (exercise.folder / "reference.cu").read_text()
+    case = exercise.tests[-1]
+    footprint = model.footprint_bytes(exercise, case.env) / 32  # every buffer's sectors, counted case
+    once = counts(gld_req=10**5, gld_sectors=int(footprint), gld_ideal=int(footprint), gld_unique=int(footprint),
+                  warp_inst=10**5)
+    again = dict(once, gld_sectors=64 * int(footprint), gld_ideal=64 * int(footprint))
+    dram = {}
+    for name, source in (("wgmma", wgmma), ("wmma", wmma)):
+        constants = compile_submission(source, exercise, None).constants
+        for reads, c in (("once", once), ("again", again)):
+            est = model.estimate(exercise, source, case, [c], [{"blocks_per_sm": 8}], constants)
+            dram[name, reads] = est["terms_ms"]["dram"]
+    assert dram["wgmma", "again"] == dram["wgmma", "once"]
+    assert dram["wmma", "again"] > 10 * dram["wmma", "once"]
+
+
+def test_the_estimate_and_the_occupancy_know_the_same_threads_per_sm():
+    from kernels.profile.doc import GPUS as OCCUPANCY_CARDS
+    from kernels.profile.model import GPUS as ESTIMATE_CARDS
+
+    assert set(ESTIMATE_CARDS) == set(OCCUPANCY_CARDS)
+    for name, card in ESTIMATE_CARDS.items():
+        assert card.max_threads_per_sm == OCCUPANCY_CARDS[name].max_threads_per_sm, name
