@@ -13,7 +13,9 @@ are stored up front (`make_accounts`). Then, while /healthz and /api/status are 
 
 Reports 5xx count, lost and duplicated submissions (each learner's attempts
 are counted afterwards), verdict counts, p99 of the lesson page, /healthz and
-/api/status, and the time to the last verdict.
+/api/status, and the time to the last verdict. /healthz is polled twice: from the class's
+own event loop (its times include that loop's queue of 200 learners' requests) and from a
+prober process of its own, as a load balancer's health check is ("/healthz (own prober)").
 
 `--streams M` instead opens M signed-in event streams on queued submissions
 (no worker runs, so they stay open), measures /api/status while they are
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import secrets
 import subprocess
@@ -60,6 +63,7 @@ REQUEST_TIMEOUT_S = 120.0
 # (5 s idle; later when its event loop is starved) fails on the client's side
 # (ReadError), which a browser retries but httpx does not.
 CLIENT_LIMITS = httpx.Limits(max_keepalive_connections=0)
+HEALTHZ_PROBE = "/healthz (own prober)"  # beside "/healthz", polled from the class's own event loop
 
 
 @dataclass
@@ -213,6 +217,45 @@ async def _timed(tally: Tally, kind: str, request: Any) -> httpx.Response | None
     return response
 
 
+# A prober of its own, as a load balancer's health check is: in the class's client process the
+# /healthz poller shared one event loop with 200 learners' requests and streams, so its times
+# included that loop's queue, not only the server's answer.
+PROBE = r"""
+import json, sys, threading, time
+import httpx
+url, every = sys.argv[1], float(sys.argv[2])
+stop = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+seen = []
+with httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0)) as client:
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        try:
+            status = client.get(url).status_code
+        except httpx.HTTPError as exc:
+            status = type(exc).__name__
+        seen.append([status, (time.perf_counter() - t0) * 1000])
+        stop.wait(every)
+print(json.dumps(seen))
+"""
+
+
+@contextmanager
+def prober(base: str, path: str, every_s: float, tally: Tally, kind: str) -> Iterator[None]:
+    """GET `path` every `every_s` from a process of its own while the block runs; its answers
+    go into `tally` under `kind` afterwards."""
+    proc = subprocess.Popen([sys.executable, "-c", PROBE, base + path, str(every_s)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        yield
+    finally:
+        out, _ = proc.communicate("", timeout=60)
+        for status, ms in json.loads(out or "[]"):
+            tally.add(kind, status, ms)
+            if not isinstance(status, int):
+                tally.errors.append(f"{kind}: {status}")
+
+
 async def poll(base: str, path: str, every_s: float, tally: Tally, stop_event: asyncio.Event) -> None:
     """GET `path` every `every_s` until told to stop (a fresh client: no learner's cookie)."""
     async with httpx.AsyncClient(base_url=base, timeout=30, limits=CLIENT_LIMITS) as client:
@@ -296,7 +339,8 @@ async def run_class(server: Server, count: int, lesson: str, sources: list[str],
     pollers = [asyncio.create_task(poll(base, "/healthz", 0.05, tally, stop_event)),
                asyncio.create_task(poll(base, "/api/status", 0.2, tally, stop_event))]
     try:
-        outcome = await class_at_once(base, learners, lesson, sources, exercise, tally, submit_too)
+        with prober(base, "/healthz", 0.05, tally, HEALTHZ_PROBE):
+            outcome = await class_at_once(base, learners, lesson, sources, exercise, tally, submit_too)
     finally:
         stop_event.set()
         await asyncio.gather(*pollers)

@@ -51,6 +51,8 @@ def _class_at_once(tmp_path: Path, lessons_dir: Path, scaleout: bool) -> None:
     assert tally.statuses["page"] == {200: LEARNERS}, report
     assert tally.statuses["post"] == {200: 2 * LEARNERS}, report
     assert tally.statuses["submit"] == {202: LEARNERS}, report
+    # the prober of its own answered throughout, every time
+    assert set(tally.statuses[class_load.HEALTHZ_PROBE]) == {200}, report
     assert (outcome["submitted"], outcome["lost"], outcome["duplicated"]) == (LEARNERS, 0, 0), report
     assert [learner.verdict for learner in learners] == expected, report
     assert "Traceback" not in log, log[-3000:]
