@@ -35,6 +35,7 @@ class Settings(BaseSettings):
     max_request_bytes: int = 1 << 20  # bodies are counted while read; more is a 413
     metrics_token: str = ""  # "": /metrics only to this machine (app.metrics)
     access_log: bool = False  # uvicorn's line per request: ~10% of an uncached request's cost (issue #4)
+    web_threads: int = Field(default=0, ge=0)  # request threads (sync routes); 0: 6 per core, at least 8 (app.main)
 
     judge_backend: Literal["auto", "cuda", "emu"] = "auto"
     queue: Literal["sqlite", "redis"] = "sqlite"

@@ -35,3 +35,19 @@ def test_settings_come_from_kdojo_environment_variables(monkeypatch):
     monkeypatch.setenv("KDOJO_MAX_PENDING_SUBMISSIONS", "5")
     settings = Settings()
     assert settings.database_url == "postgresql://u@h/db" and settings.max_pending_submissions == 5
+
+
+def test_request_threads_are_sized_to_the_machine_unless_set():
+    """The event loop shares the GIL with the request threads: a few per core, not anyio's 40 (#25)."""
+    import os
+
+    import pytest
+    from pydantic import ValidationError
+
+    from app.main import web_threads
+    from app.settings import Settings
+
+    assert web_threads(Settings(web_threads=5)) == 5
+    assert web_threads(Settings()) == max(8, 6 * (os.cpu_count() or 1))
+    with pytest.raises(ValidationError):
+        Settings(web_threads=-1)
