@@ -1,8 +1,8 @@
 """Warm spare job processes for one `Judge` (#26).
 
-A job process warms in two phases (kernels/worker.py): imports, which need no
-GPU, then its GPU phase (the CUDA context, cupy's kernels, the L2 flush buffer,
-a first module load). What must not overlap is a spare's GPU phase and a
+A job process warms in two phases (kernels/worker.py): what launches nothing on
+the GPU (imports, the CUDA context), then its GPU phase (cupy's kernels, the L2
+flush buffer, a first module load, the shared-memory poison). What must not overlap is a spare's GPU phase and a
 job's timed calls, so on a GPU:
 
 - a spare is started without its GPU phase; it imports beside the jobs and

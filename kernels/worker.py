@@ -3,10 +3,10 @@
     python -m kernels.worker --backend cuda|emu [--lessons DIR]
 
 Started by `kernels.judge` in a fresh process group with a clean environment.
-Warming has two phases. First what needs no GPU (imports, cupy, NVRTC), after
-which it announces `{"stage": "_preloaded"}`; then the worker reads stdin. A line
-`{"warm": true}` asks for the GPU phase
-(context, cupy's kernels, the L2 flush buffer, a first module load), after
+Warming has two phases. First what launches nothing on the GPU (imports, cupy,
+NVRTC, on a GPU the CUDA context), after which it announces
+`{"stage": "_preloaded"}`; then the worker reads stdin. A line `{"warm": true}`
+asks for the GPU phase (cupy's kernels, the L2 flush buffer, a first module load), after
 which it announces `{"stage": "_ready"}` and reads the job line:
 `{"source": …, "exercise": …, "language": "cuda"|"triton", "bench": bool, "seed": int,
 "peak_gbps": float|null, "profile": bool, "gate": bool, "baselines": {…}|null}` (no "language": cuda) (`"mode": "profile"` instead: compile and profile
@@ -82,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _preload(target: Any) -> None:
-    """The phase that needs no GPU: imports, and the bounded NVRTC helper (which pays
-    NVRTC's slow first compile in its own process, while this one imports)."""
+    """The phase that launches nothing on the GPU: imports, the bounded NVRTC helper (which
+    pays NVRTC's slow first compile in its own process, while this one imports) and the
+    target's own preload (on a GPU, its CUDA context)."""
     from kernels import nvrtc_child
 
     nvrtc_child.start()  # before cupy: a small process to fork, no CUDA state
