@@ -476,8 +476,9 @@ def estimate(exercise: Any, source: str, counted_case: Any, counts: list[dict[st
         blocks = int(np.prod(launch.grid))
         threads = int(np.prod(launch.block))
         # the byte model's growth, at most as far as the launch's own buffers go (launch_scale)
-        grow = launch_scale(exercise, spec, c, counted_env, bench_env, scale) if scaled_by == "bytes" else scale
-        dscale = min(dram_scale, grow)
+        grow, dscale = scale, dram_scale
+        if scaled_by == "bytes":  # the byte model's ratio is dram_scale too
+            grow = dscale = launch_scale(exercise, spec, c, counted_env, bench_env, scale)
         moved += dram_bytes([c], dscale)
         terms = launch_terms(c, grow, blocks, threads, (occ or {}).get("blocks_per_sm"), gpu, dscale,
                              max_sectors, counted_threads=int(np.prod(was.grid)) * int(np.prod(was.block)),
