@@ -205,7 +205,9 @@ def test_a_truncated_launch_is_scaled_up_by_the_share_it_covers(block_sum):
     c = model.estimate(exercise, "", case, [over], [None], {})
     cap = model.footprint_bytes(exercise, case.env) / 32
     assert 8192 < cap < 8200
-    assert c["terms_ms"]["dram"] == pytest.approx(32 * cap * 4096 / H100.dram_bps * 1e3, abs=2e-6)
+    # (the launch grows as far as its buffers do: `in` 4096 times, the one-float sum not at all)
+    grow = (cap - 1 / 8 + 1 / 8 / 4096) * 4096 / cap
+    assert c["terms_ms"]["dram"] == pytest.approx(32 * cap * grow / H100.dram_bps * 1e3, abs=2e-6)
 
 
 def test_inline_ptx_tensor_code_is_estimated_by_its_roofline_bound():
@@ -344,3 +346,38 @@ def test_the_estimate_and_the_occupancy_know_the_same_threads_per_sm():
     assert set(ESTIMATE_CARDS) == set(OCCUPANCY_CARDS)
     for name, card in ESTIMATE_CARDS.items():
         assert card.max_threads_per_sm == OCCUPANCY_CARDS[name].max_threads_per_sm, name
+
+
+def test_a_launch_grows_only_as_far_as_its_buffers_allow():
+    # lsd_u32 counted at n = 20,000 (20 blocks), estimated at 2^26 keys (512 blocks): the byte
+    # model grows 3355 times, but scan_histogram walks 256 digit counts per block of a 131,072-entry
+    # buffer (512 KiB = 16,384 sectors) and grows as far as that, 25.6 times; the scatter's stores
+    # into the keys' next buffer grow with the keys
+    from kernels.plan import env_for
+
+    exercise = find_exercise("radix-sort.lsd_u32")
+    counted = next(c for c in exercise.tests if c.env.get("N") == 20000)
+    big = model.largest_case(exercise, {})
+    scale, by = model.scale_between(exercise, env_for(counted, {}), env_for(big, {}))
+    assert by == "bytes" and scale == pytest.approx(2**26 / 20000)
+    specs = {s.kernel: s for s in exercise.launches}
+    scan = counts(gld_req=128, gld_sectors=1280, gld_ideal=1280, gld_unique=640, gst_req=64, gst_sectors=640,
+                  gst_ideal=640, gst_unique=640, warp_inst=258)
+    scatter = counts(gld_req=785, gld_sectors=7620, gld_ideal=3140, gld_unique=3140, gst_req=625, gst_sectors=3182,
+                     gst_ideal=2500, gst_unique=2500, warp_inst=6890)
+    histogram = counts(gld_req=625, gld_sectors=2500, gld_ideal=2500, gld_unique=2500, gst_req=160, gst_sectors=5120,
+                       gst_ideal=640, gst_unique=640, warp_inst=1730)
+    envs = env_for(counted, {}), env_for(big, {})
+    assert model.launch_scale(exercise, specs["scan_histogram"], scan, *envs, scale) == pytest.approx(16384 / 640)
+    for kernel, c in (("scatter_digits", scatter), ("digit_histogram", histogram)):
+        assert model.launch_scale(exercise, specs[kernel], c, *envs, scale) == pytest.approx(scale), kernel
+    # the scan over all of its buffer already (a counted case of 512 blocks): nothing more to grow
+    assert model.launch_scale(exercise, specs["scan_histogram"], dict(scan, gld_unique=16384, gst_unique=16384),
+                              *envs, scale) == 1.0
+    # the estimate scales each launch so: the scan's work and DRAM bytes grow 25.6 times, not 3355
+    kinds = {"scan_histogram": scan, "scatter_digits": scatter, "digit_histogram": histogram}
+    plan = [kinds[s.kernel] for s in exercise.launches]
+    occ = [{"blocks_per_sm": 4}] * len(plan)
+    est = model.estimate(exercise, "", counted, plan, occ, {})
+    moved = sum(32 * (c["gld_unique"] + c["gst_unique"]) * (16384 / 640 if c is scan else scale) for c in plan)
+    assert est["dram_bytes"] == pytest.approx(moved, rel=1e-6)
