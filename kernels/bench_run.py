@@ -304,7 +304,7 @@ def _bench_case(exercise: Exercise, backend: Any, program: Any, compiled: Compil
     data = _CaseData(exercise, case, compiled, seed)
     launches = languages.get(compiled.language).launches(exercise, compiled, data.env)
     summary = measure(lambda rep: backend.launch_all(program, launches, data.arrays(rep)),
-                      flush, reset=data.prepare, after=data.verify, cap_s=cap_s)
+                      flush, reset=data.prepare, after=data.verify, cap_s=cap_s, gate=True)
     entry = _entry(exercise, case, data.env, summary, peak)
     entry["floor_ms"], entry["floor"] = integrity.floor_ms(exercise, data.env, limits)
     entry["floor_ms"] = round(entry["floor_ms"], 6)
@@ -352,5 +352,5 @@ def _baseline_ms(exercise: Exercise, backend: Any, baseline: BaselineSpec, data:
     program = _BASELINE_PROGRAMS[key]
     launches = resolve_launches(baseline.launches, data.env)
     summary = measure(lambda rep: backend.launch_all(program, launches, data.arrays(rep)),
-                      flush, reset=data.prepare, cap_s=cap_s, min_reps=3)
+                      flush, reset=data.prepare, cap_s=cap_s, min_reps=3, gate=True)
     return round(summary.median_ms, 6)
