@@ -148,7 +148,7 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "triton_source_empty": (), "triton_source_encoding": ("encoding",), "triton_source_too_large": ("kib",),
     "triton_source_unparsable": ("detail",), "triton_syntax": ("detail",),
     "triton_import_refused": ("module", "allowed"), "triton_import_failed": ("detail",),
-    "triton_module_code": ("construct", "launcher"), "triton_kernel_code": ("kernel", "construct", "jit"),
+    "triton_module_code": ("construct", "launcher"), "triton_tuner": ("decorator", "kernel", "launcher"), "triton_kernel_code": ("kernel", "construct", "jit"),
     "triton_missing_kernel": ("kernel", "jit"), "triton_not_jit": ("kernel", "jit"),
     "triton_kernel_params": ("kernel", "want", "got", "args"), "triton_missing_launch": ("kernel", "launcher"),
     "triton_launch_unknown_arg": ("launcher", "arg"), "triton_launch_raised": ("launcher", "detail"),

@@ -208,8 +208,12 @@ def _check_source(text: str) -> Diagnostic | None:
                 return Diagnostic(node.lineno, node.col_offset + 1, "error", msg.import_refused(name[:100]))
     refused = policy.check(tree)
     if refused is not None:
-        message = msg.kernel_code(refused.kernel, refused.construct) if refused.where == "kernel" \
-            else msg.module_code(refused.construct)
+        if refused.where == "tuner":
+            message = msg.tuner(refused.construct, refused.kernel)
+        elif refused.where == "kernel":
+            message = msg.kernel_code(refused.kernel, refused.construct)
+        else:
+            message = msg.module_code(refused.construct)
         return Diagnostic(refused.line, refused.column, "error", message)
     return None
 

@@ -46,6 +46,12 @@ def module_code(construct: str) -> Message:
                    construct=construct, launcher="launch_K")
 
 
+def tuner(decorator: str, kernel: str) -> Message:
+    return Message(f"the judge does not run @{decorator}: choose {kernel}'s meta-parameters, num_warps and "
+                   f"num_stages in launch_{kernel}, which returns them with the grid", "triton_tuner",
+                   decorator=decorator, kernel=kernel, launcher=f"launch_{kernel}")
+
+
 def kernel_code(kernel: str, construct: str) -> Message:
     return Message(f"{kernel}: a {JIT} function may use Triton's language, its parameters and the file's constants "
                    f"and {JIT} functions, not {construct}", "triton_kernel_code",

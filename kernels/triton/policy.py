@@ -31,7 +31,8 @@ for both targets, so that a file gets one verdict):
   is false there and true in the interpreter.
 
 A refusal is the learner's `rejected` on the construct's line (`triton_module_code`,
-`triton_kernel_code`). Only the standard library is imported here.
+`triton_kernel_code`; `triton_tuner` for `@triton.autotune` and `@triton.heuristics`, which the
+judge does not run: the configuration is chosen in `launch_K`). Only the standard library is imported here.
 """
 
 from __future__ import annotations
@@ -47,6 +48,13 @@ CONSTANT_BUILTINS = frozenset({"int", "float", "bool", "str", "min", "max", "abs
 CONSTANT_CALLS = frozenset({"triton.cdiv", "triton.next_power_of_2", "triton.language.constexpr",
                             "triton.language.core.constexpr"})
 DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit"})
+# Triton's tuners: the judge runs neither (autotuning would time the learner's configurations, a
+# heuristic is Python beside the interpreter's buffers); a learner who writes one is told where
+# the choice goes instead (`triton_tuner`)
+TUNERS = {"triton.autotune": "triton.autotune", "triton.heuristics": "triton.heuristics",
+          "triton.runtime.autotune": "triton.autotune", "triton.runtime.heuristics": "triton.heuristics",
+          "triton.runtime.autotuner.autotune": "triton.autotune",
+          "triton.runtime.autotuner.heuristics": "triton.heuristics"}
 TRITON_NAMES = frozenset({"language", "cdiv", "next_power_of_2", "jit"})  # triton.<name> a kernel may use
 # attribute names that lead out of the language: the modules reachable from `triton.language` and a
 # tensor through public attributes in Triton 3.6 (builtins, inspect, knobs, ir, pkgutil, typing,
@@ -75,7 +83,7 @@ class Refused(Exception):
 class Refusal:
     line: int
     column: int
-    where: str
+    where: str  # "module" | "kernel" | "tuner" (construct: the tuner, kernel: the function it decorates)
     construct: str
     kernel: str
 
@@ -160,6 +168,10 @@ class _Module:
         jit = node.name in self.kernels
         for decorator in node.decorator_list:
             if not self._is_jit(decorator):
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                tuner = TUNERS.get(self.qualified(target) or "")
+                if tuner is not None:
+                    raise Refused(decorator, "tuner", tuner, node.name)
                 raise Refused(decorator, "module", "@" + _snippet(decorator))
             if isinstance(decorator, ast.Call):
                 for value in [*decorator.args, *(k.value for k in decorator.keywords)]:

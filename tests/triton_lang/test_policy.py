@@ -158,6 +158,27 @@ def test_the_judge_refuses_them_before_anything_runs(saxpy_exercise):
     assert top.diagnostics[0].message.params["construct"] == "__import__('numpy')"
 
 
+@pytest.mark.parametrize("decorator, tuner", [
+    ('@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4)], key=["n"])', "triton.autotune"),
+    ('@triton.heuristics({"BLOCK": lambda args: 1024})', "triton.heuristics"),
+    ("@triton.runtime.autotune(configs=[], key=[])", "triton.autotune"),
+])
+def test_a_tuner_is_refused_with_where_the_choice_goes(saxpy_exercise, decorator, tuner):
+    # the Triton tutorials' kernels come with @triton.autotune: the learner is told that the
+    # judge runs no tuner and that launch_saxpy chooses the configuration
+    source = SAXPY.replace("@triton.jit\n", decorator + "\n@triton.jit\n", 1)
+    for target, arch in (("emu", None), ("gpu", "sm_90")):
+        result = compile_triton(source, saxpy_exercise, target, arch)
+        assert result.status == "rejected"
+        [diagnostic] = result.diagnostics
+        assert diagnostic.line == line_of(source, decorator)
+        assert diagnostic.message.code == "triton_tuner"
+        assert diagnostic.message.params == {"decorator": tuner, "kernel": "saxpy", "launcher": "launch_saxpy"}
+    other = compile_triton(SAXPY.replace("@triton.jit\n", "@staticmethod\n@triton.jit\n", 1), saxpy_exercise,
+                           "emu", None)
+    assert other.diagnostics[0].message.code == "triton_module_code"  # any other decorator: as before
+
+
 def _triton_python() -> str | None:
     import importlib.util
     return sys.executable if importlib.util.find_spec("triton") else None
