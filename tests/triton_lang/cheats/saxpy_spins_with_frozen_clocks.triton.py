@@ -7,9 +7,11 @@ import triton.language as tl
 @triton.jit
 def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    i = 0
-    while i < n + 1:  # i never moves: the loop never ends
-        i = i * 1
+    # a loop on a volatile load: the compiler must keep it (a loop that only counted,
+    # with no effect, was removed by the GPU compiler and the kernel ran as saxpy)
+    spin = tl.load(x_ptr, volatile=True)
+    while spin == spin:  # a finite value equals itself: the loop never ends
+        spin = tl.load(x_ptr, volatile=True)
     mask = offs < n
     tl.store(y_ptr + offs, a * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
 
