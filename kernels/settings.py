@@ -78,6 +78,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("KDOJO_TRITON_COMPILE_S", "triton_compile_s", "seconds", 60.0, "s",
             "the least CPU time of the Triton compile step (an exercise may allow more: 4 x its compile_s)",
             strict=True),
+    Setting("KDOJO_TRITON_COMPILE_JOBS", "triton_compile_jobs", "count", None, "",
+            "how many of a Triton submission's binaries compile at once (default: half the cores, at most 8)",
+            strict=True, minimum=1),
     Setting("KDOJO_TRITON_COMPILE_MB", "triton_compile_mb", "megabytes", 4096, "MB",
             "address space of the Triton compile step (Python, Triton's compiler and ptxas each)", minimum=512),
     Setting("KDOJO_PROFILE", "profile", "switch", True, "",
@@ -152,6 +155,7 @@ class JudgeSettings:
     emu_cache: str | None
     triton_python: str | None
     triton_compile_s: float
+    triton_compile_jobs: int | None
     triton_compile_mb: int
     profile: bool
     ncu: str | None

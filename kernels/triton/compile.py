@@ -24,6 +24,7 @@ import base64
 import binascii
 import json
 import math
+import os
 import re
 import shutil
 import signal
@@ -86,6 +87,8 @@ class TritonBinary:
     # ptxas -v's report of the cubin (registers, shared memory, stack, spills: the profiler's
     # resources, kernels/profile/run.py); untrusted text, "" where there is none
     ptxas_log: str = ""
+    # per argument: compiled for values that are multiples of 16 (integers only)
+    divisible: tuple[bool, ...] = ()
 
     @property
     def scratch_params(self) -> int:
@@ -240,6 +243,31 @@ def _arg_types(exercise: Exercise, case: Case) -> list[list[str]]:
     return out
 
 
+INT_TYPES = frozenset({"i32", "u32", "i64", "u64"})
+DIVISOR = 16  # Triton's own launcher marks an integer argument divisible by 16 (`tt.divisibility`)
+
+
+def _divisible(exercise: Exercise, case: Case, types: list[list[str]]) -> list[list[bool]]:
+    """Per launch, per argument: an integer whose value in this case is a multiple of 16.
+    Triton's launcher specialises a kernel on it (masks on `offs < N` then cover whole
+    vectors, so loads and stores may be 16 bytes wide); the judge compiles the same way, a
+    binary per divisibility, and runs each binary only on cases where it holds."""
+    env = env_for(case, {})
+    out = []
+    for launch, kinds in zip(exercise.triton.launches, types):
+        flags = []
+        for arg, kind in zip(launch.args, kinds):
+            value = arg.expr.evaluate(env) if arg.buffer is None and kind in INT_TYPES else None
+            flags.append(isinstance(value, int) and not isinstance(value, bool) and value % DIVISOR == 0)
+        out.append(flags)
+    return out
+
+
+def _case_request(exercise: Exercise, case: Case) -> dict[str, Any]:
+    types = _arg_types(exercise, case)
+    return {"values": case_values(case), "types": types, "divisible": _divisible(exercise, case, types)}
+
+
 def case_values(case: Case) -> dict[str, Any]:
     """What `launch_K` may ask for: the case's dims and params (JSON values)."""
     return {k: v for k, v in case.values if isinstance(v, (int, float, str, bool))}
@@ -250,8 +278,16 @@ def _request(exercise: Exercise, cases: tuple[Case, ...], mode: str) -> dict[str
             "launches": [{"kernel": launch.kernel, "args": len(launch.args),
                           "names": ", ".join(a.buffer or a.expr.source for a in launch.args)}
                          for launch in exercise.triton.launches],
-            "cases": [{"values": case_values(case), "types": _arg_types(exercise, case)} for case in cases],
-            "max_binaries": MAX_BINARIES}
+            "cases": [_case_request(exercise, case) for case in cases],
+            "max_binaries": MAX_BINARIES, "workers": compile_workers()}
+
+
+def compile_workers() -> int:
+    """How many of a submission's binaries the compile step builds at once (forked
+    after the learner's file is imported): KDOJO_TRITON_COMPILE_JOBS, else half the
+    machine's cores, at most 8 (a GEMM's seven `tl.dot` binaries took 15 s one by one on
+    a 16-core GPU machine and 5 s four at a time: bench/triton_compile.py)."""
+    return max(1, int(settings.value("KDOJO_TRITON_COMPILE_JOBS") or min(8, (os.cpu_count() or 2) // 2)))
 
 
 def compile_seconds(exercise: Exercise) -> int:
@@ -378,6 +414,8 @@ def parse_build(doc: Any, request: dict[str, Any]) -> TritonBuild:
             binary = binaries[key]
             _expect(binary.kernel == launches[index]["kernel"], "binary of another kernel")
             _expect(list(binary.signature) == case["types"][index], "binary of other argument types")
+            # a binary specialised on a multiple of 16 runs only where the value is one
+            _expect(list(binary.divisible) == case["divisible"][index], "binary of another divisibility")
             grid = item["grid"]
             _expect(type(grid) is list and len(grid) == 3, "grid")
             dims = tuple(_int(g, 1, limit, "grid") for g, limit in zip(grid, MAX_GRID))
@@ -392,7 +430,7 @@ def parse_build(doc: Any, request: dict[str, Any]) -> TritonBuild:
 
 _BINARY_KEYS = {"key", "kernel", "name", "signature", "meta", "num_warps", "num_stages", "shared", "params",
                 "global_scratch_size", "global_scratch_align", "profile_scratch_size", "profile_scratch_align",
-                "cubin", "ptxas"}
+                "cubin", "ptxas", "divisible"}
 
 
 def _parse_binary(item: Any, launches: list[dict], target: str) -> TritonBinary:
@@ -432,8 +470,12 @@ def _parse_binary(item: Any, launches: list[dict], target: str) -> TritonBinary:
         raise Malformed("cubin") from None
     _expect((cubin == b"") if ttir else (0 < len(cubin) <= MAX_CUBIN_BYTES and cubin[:4] == b"\x7fELF"), "cubin")
     ptxas = _str(item["ptxas"], 0 if ttir else MAX_PTXAS_CHARS, "ptxas")
+    divisible = item["divisible"]
+    _expect(type(divisible) is list and len(divisible) == nargs
+            and all(type(d) is bool and (not d or t in INT_TYPES) for d, t in zip(divisible, signature)), "divisible")
     return TritonBinary(key, kernel, name, tuple(signature), tuple(sorted(meta.items())), num_warps, num_stages,
-                        shared, params, scratch[0], aligns[0], scratch[1], aligns[1], cubin, ptxas)
+                        shared, params, scratch[0], aligns[0], scratch[1], aligns[1], cubin, ptxas,
+                        tuple(divisible))
 
 
 # kind → the learner's message, from the kernel's name, the error's fields (each checked

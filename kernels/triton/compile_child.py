@@ -12,13 +12,17 @@ The request (a JSON file in the read-only work folder):
            end only: the CPU target, whose compile errors are the GPU's)
   launches [{"kernel": name, "args": n}]: each [[triton.launch]]'s kernel and how many
            non-constexpr parameters it takes
-  cases    [{"values": {dim or param: value}, "types": [[arg type per launch arg] per launch]}]
-           (types as Triton writes them: "*fp32", "i32", "fp32")
+  cases    [{"values": {dim or param: value}, "types": [[arg type per launch arg] per launch],
+             "divisible": [[bool per launch arg] per launch]}]
+           (types as Triton writes them: "*fp32", "i32", "fp32"; `divisible`: an integer
+           argument whose value in the case is a multiple of 16, compiled with Triton's
+           `tt.divisibility` as its own launcher would)
   max_binaries
+  workers  how many binaries may compile at once (forked children of this process)
 
 The answer, one JSON document on the standard output this process had when it
 started (the learner's prints go to stderr):
-  {"triton": version, "target": …, "binaries": [{key, kernel, name, signature, meta,
+  {"triton": version, "target": …, "binaries": [{key, kernel, name, signature, divisible, meta,
    num_warps, num_stages, shared, params, global_scratch_size, global_scratch_align,
    profile_scratch_size, profile_scratch_align, cubin (base64, "" for ttir-only),
    ptxas (ptxas -v's report for the cubin, its "ptxas" lines only: the profiler's
@@ -38,6 +42,8 @@ import json
 import math
 import os
 import re
+import selectors
+import signal
 import sys
 import traceback
 
@@ -45,7 +51,14 @@ import triton  # before the learner's file: what it does to the module cannot ch
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from triton.compiler.errors import CompilationError
+from triton.runtime import cache as triton_cache
 from triton.runtime.jit import JITFunction, get_jit_fn_file_line
+
+# Triton names its on-disk cache by a hash of its own installation, libtriton's hundreds
+# of megabytes included: ~0.3 s of every compile step's first binary. Here the cache is
+# private to the run and never read (TRITON_ALWAYS_COMPILE, kernels/triton/jail.py), so
+# its name needs no hash: the version stands in for it.
+triton_cache.triton_key = lambda: f"triton-{triton.__version__}"
 
 MODULE_NAME = "submission"
 WARPS = (1, 2, 4, 8, 16, 32)
@@ -80,6 +93,8 @@ def main() -> int:
     except MemoryError:  # the address-space limit: ours to report, as the trusted side reads it
         sys.stderr.write("MemoryError\n")
         return 3
+    except ChildKilled as exc:
+        return end_like(exc.sig)
     with os.fdopen(answer_fd, "w", encoding="utf-8") as out:
         json.dump(answer, out)
     return 0
@@ -90,23 +105,119 @@ def compile_request(request: dict) -> dict:
     module = import_learner(path)
     kernels = [check_kernel(module, path, item["kernel"], int(item["args"])) for item in request["launches"]]
     target = request["target"]
-    binaries: dict[tuple, dict] = {}
+    jobs: dict[tuple, tuple] = {}  # each distinct binary: what compile_binary takes
     cases = []
     for case in request["cases"]:
         row = []
         for index, (fn, launcher) in enumerate(kernels):
             meta, grid, num_warps, num_stages = call_launcher(fn, launcher, path, case["values"])
             types = tuple(case["types"][index])
-            key = (fn.__name__, types, tuple(sorted(meta.items())), num_warps, num_stages)
-            if key not in binaries:
-                if len(binaries) >= int(request["max_binaries"]):
+            divisible = tuple(bool(d) for d in case["divisible"][index])
+            key = (fn.__name__, types, divisible, tuple(sorted(meta.items())), num_warps, num_stages)
+            if key not in jobs:
+                if len(jobs) >= int(request["max_binaries"]):
                     raise Refusal("too_many_binaries", 0, 0, str(request["max_binaries"]),
                                   name=str(request["max_binaries"]))
-                binaries[key] = compile_binary(module, path, fn, types, meta, num_warps, num_stages, target,
-                                               f"b{len(binaries)}")
-            row.append({"binary": binaries[key]["key"], "grid": list(grid)})
+                jobs[key] = (fn, types, divisible, meta, num_warps, num_stages, f"b{len(jobs)}")
+            row.append({"binary": jobs[key][-1], "grid": list(grid)})
         cases.append(row)
-    return {"triton": triton.__version__, "target": target, "binaries": list(binaries.values()), "cases": cases}
+    binaries = compile_all(module, path, list(jobs.values()), target, int(request.get("workers", 1)))
+    return {"triton": triton.__version__, "target": target, "binaries": binaries, "cases": cases}
+
+
+def compile_all(module, path: str, jobs: list[tuple], target: str, workers: int) -> list[dict]:
+    """Each job's binary, in order. With `workers` > 1 and more than one job, up to that
+    many compile at once, each in a process forked from this one (the learner's file is
+    imported once, here): a child sends its binary, its Refusal's fields or its
+    MemoryError back on a pipe. The first job's failure in order is raised, as a serial
+    compile would; a child killed by a signal raises ChildKilled (main ends this process
+    the same way)."""
+    if workers <= 1 or len(jobs) <= 1:
+        return [compile_binary(module, path, *job, target) for job in jobs]
+    answers: list = [None] * len(jobs)
+    waiting = list(enumerate(jobs))
+    running: dict[int, list] = {}  # read fd → [job index, pid, bytes so far]
+    with selectors.DefaultSelector() as selector:
+        while waiting or running:
+            while waiting and len(running) < workers:
+                index, job = waiting.pop(0)
+                read_fd, write_fd = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the child: compile, answer, exit without returning
+                    os.close(read_fd)
+                    _compile_in_child(module, path, job, target, write_fd)
+                os.close(write_fd)
+                running[read_fd] = [index, pid, bytearray()]
+                selector.register(read_fd, selectors.EVENT_READ)
+            for key, _ in selector.select():
+                chunk = os.read(key.fd, 1 << 20)
+                if chunk:
+                    running[key.fd][2] += chunk
+                    continue
+                selector.unregister(key.fd)
+                os.close(key.fd)
+                index, pid, data = running.pop(key.fd)
+                _, status = os.waitpid(pid, 0)
+                if os.WIFSIGNALED(status):
+                    raise ChildKilled(os.WTERMSIG(status))
+                answers[index] = json.loads(bytes(data)) if data else {"exited": os.waitstatus_to_exitcode(status)}
+    binaries = []
+    for answer in answers:
+        if "binary" in answer:
+            binaries.append(answer["binary"])
+        elif "refusal" in answer:
+            raise Refusal(**answer["refusal"])
+        elif "memory" in answer:
+            raise MemoryError
+        else:
+            raise Refusal("compile", 0, 0, f"the compile of a kernel ended with status {answer.get('exited')}")
+    return binaries
+
+
+def _compile_in_child(module, path: str, job: tuple, target: str, write_fd: int) -> None:
+    try:
+        try:
+            answer = {"binary": compile_binary(module, path, *job, target)}
+        except Refusal as exc:
+            answer = {"refusal": exc.fields}
+        except MemoryError:
+            answer = {"memory": True}
+        data = json.dumps(answer).encode("utf-8")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view):]
+    except MemoryError:
+        os._exit(3)
+    except BaseException:  # noqa: BLE001 — never back into the parent's loop
+        os._exit(4)
+    os._exit(0)
+
+
+LIMIT_MARK = "kdojo: a compile process ran past its limits"  # jail.Outcome.limited reads it
+SELF_SIGNALS = (4, 5, 6, 7, 8, 11)  # what a crash raises; the sandbox lets a process raise only these
+SIGSYS = 31
+
+
+class ChildKilled(Exception):
+    """A forked compile ended by a signal: this process ends so the trusted side reads the
+    same thing (a crash's signal, the sandbox's SIGSYS, or a limit)."""
+
+    def __init__(self, sig: int) -> None:
+        super().__init__(sig)
+        self.sig = sig
+
+
+def end_like(sig: int) -> int:
+    """End this process as a child's `sig` ended it; the sandbox refuses signals to other
+    processes, so the children still running end with the sandbox's pid namespace. Returns
+    the exit status for a limit (SIGKILL, SIGXCPU) or any other signal."""
+    if sig in SELF_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+        signal.raise_signal(sig)
+    if sig == SIGSYS:
+        os._exit(255)  # an exit status past 127 is the sandbox's own SIGSYS (kernels/triton/seccomp.py)
+    sys.stderr.write(LIMIT_MARK + f" (signal {sig})\n")
+    return 3
 
 
 def learner_line(exc: BaseException, path: str) -> int:
@@ -225,23 +336,26 @@ def check_grid(grid, line: int, name: str) -> tuple[int, int, int]:
     return dims[0], dims[1], dims[2]
 
 
-def compile_binary(module, path: str, fn, types: tuple, meta: dict, num_warps: int, num_stages: int,
-                   target: str, key: str) -> dict:
+def compile_binary(module, path: str, fn, types: tuple, divisible: tuple, meta: dict, num_warps: int,
+                   num_stages: int, key: str, target: str) -> dict:
     signature, constexprs, attrs = {}, {}, {}
-    plain = iter(types)
+    plain = iter(zip(types, divisible))
     for index, param in enumerate(fn.params):
         if param.is_constexpr:
             signature[param.name] = "constexpr"
             constexprs[param.name] = meta[param.name] if param.name in meta else param.default
         else:
-            kind = next(plain)
+            kind, multiple = next(plain)
             signature[param.name] = kind
-            if kind.startswith("*"):  # the judge's buffers start 256-byte aligned
+            # the judge's buffers start 256-byte aligned; an integer that is a multiple of 16
+            # in the cases this binary runs (the trusted side asks per case) is marked as
+            # Triton's own launcher marks it
+            if kind.startswith("*") or multiple:
                 attrs[(index,)] = [["tt.divisibility", 16]]
     source = ASTSource(fn, signature, constexprs, attrs)
     options = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": 1}
     gpu = GPUTarget("cuda", 90, 32) if target == "ttir-only" else GPUTarget("cuda", arch_number(target), 32)
-    entry = {"key": key, "kernel": fn.__name__, "signature": list(types),
+    entry = {"key": key, "kernel": fn.__name__, "signature": list(types), "divisible": list(divisible),
              "meta": {k: meta[k] for k in sorted(meta)}, "num_warps": num_warps, "num_stages": num_stages}
     try:
         if target == "ttir-only":

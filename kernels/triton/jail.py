@@ -305,10 +305,12 @@ class Outcome:
     @property
     def limited(self) -> bool:
         """It ran past its time or memory: killed by the wall clock or SIGKILL/SIGXCPU, or
-        a MemoryError (the address-space limit) ended it."""
+        a MemoryError (the address-space limit) ended it, or the compile step says one of
+        its forked compiles was (kernels/triton/compile_child.py LIMIT_MARK)."""
         return self.timed_out or self.signal in (signal.SIGKILL, signal.SIGXCPU) \
             or b"MemoryError" in self.stderr[-4096:] or b"std::bad_alloc" in self.stderr[-4096:] \
-            or b"LLVM ERROR: out of memory" in self.stderr[-4096:]
+            or b"LLVM ERROR: out of memory" in self.stderr[-4096:]\
+            or b"kdojo: a compile process ran past its limits" in self.stderr[-4096:]
 
 
 def run_once(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: int, wall_s: float,

@@ -18,22 +18,25 @@ from kernels.triton.compile import MAX_GRID, MAX_PTXAS_CHARS, MAX_SHARED_BYTES, 
 REQUEST: dict[str, Any] = {
     "source": "submission.py", "target": "sm_90",
     "launches": [{"kernel": "saxpy", "args": 4, "names": "x, y, a, N"}],
-    "cases": [{"values": {"N": 1, "a": 2.0}, "types": [["*fp32", "*fp32", "fp32", "i32"]]},
-              {"values": {"N": 70000, "a": 2.0}, "types": [["*fp32", "*fp32", "fp32", "i32"]]}],
-    "max_binaries": 32,
+    "cases": [{"values": {"N": 1, "a": 2.0}, "types": [["*fp32", "*fp32", "fp32", "i32"]],
+               "divisible": [[False, False, False, False]]},
+              {"values": {"N": 70000, "a": 2.0}, "types": [["*fp32", "*fp32", "fp32", "i32"]],
+               "divisible": [[False, False, False, True]]}],
+    "max_binaries": 32, "workers": 2,
 }
 CUBIN = base64.b64encode(b"\x7fELF" + bytes(60)).decode()
 
 
-def binary(key: str, block: int) -> dict[str, Any]:
+def binary(key: str, block: int, divisible: bool = False) -> dict[str, Any]:
     return {"key": key, "kernel": "saxpy", "name": "saxpy", "signature": ["*fp32", "*fp32", "fp32", "i32"],
+            "divisible": [False, False, False, divisible],
             "meta": {"BLOCK": block}, "num_warps": 4, "num_stages": 3, "shared": 0, "params": 6,
             "global_scratch_size": 0, "global_scratch_align": 1, "profile_scratch_size": 0,
             "profile_scratch_align": 1, "cubin": CUBIN, "ptxas": ""}
 
 
 VALID: dict[str, Any] = {
-    "triton": "3.6.0", "target": "sm_90", "binaries": [binary("b0", 256), binary("b1", 1024)],
+    "triton": "3.6.0", "target": "sm_90", "binaries": [binary("b0", 256), binary("b1", 1024, divisible=True)],
     "cases": [[{"binary": "b0", "grid": [1, 1, 1]}], [{"binary": "b1", "grid": [69, 1, 1]}]],
 }
 ERROR = {"error": {"kind": "launch_num_warps", "line": 3, "column": 0, "message": "3", "name": "saxpy"}}
@@ -91,6 +94,23 @@ def test_the_valid_answer_and_error_parse() -> None:
     error = parse_answer(json.dumps(ERROR).encode(), REQUEST, LINES)
     assert error.status == "compile_error" and error.diagnostics[0].line == 3
     assert error.diagnostics[0].message.code == "triton_launch_num_warps"
+
+
+def test_a_binary_runs_only_where_its_divisibility_holds() -> None:
+    # N = 70000 is a multiple of 16: its binary is compiled so, N = 1's is not; an answer
+    # that swaps them (a vectorised binary on a size it would overrun) is refused
+    result = parse_answer(json.dumps(VALID).encode(), REQUEST, LINES)
+    assert result.artifact.binary("b1").divisible == (False, False, False, True)
+    assert result.artifact.binary("b0").divisible == (False, False, False, False)
+    swapped = copy.deepcopy(VALID)
+    swapped["cases"] = [[{"binary": "b1", "grid": [1, 1, 1]}], [{"binary": "b0", "grid": [69, 1, 1]}]]
+    with pytest.raises(Malformed):
+        parse_answer(json.dumps(swapped).encode(), REQUEST, LINES)
+    for flags in ([False, False, False], [True, False, False, True], [False, False, False, 1], None):
+        doc = copy.deepcopy(VALID)  # a pointer's flag, a wrong length, a non-bool
+        doc["binaries"][1]["divisible"] = flags
+        with pytest.raises(Malformed):
+            parse_answer(json.dumps(doc).encode(), REQUEST, LINES)
 
 
 def test_ptxas_report_is_text_of_bounded_size() -> None:
