@@ -263,9 +263,13 @@ def _divisible(exercise: Exercise, case: Case, types: list[list[str]]) -> list[l
     return out
 
 
-def _case_request(exercise: Exercise, case: Case) -> dict[str, Any]:
+def _case_request(exercise: Exercise, case: Case, mode: str) -> dict[str, Any]:
     types = _arg_types(exercise, case)
-    return {"values": case_values(case), "types": types, "divisible": _divisible(exercise, case, types)}
+    # the CPU target runs the kernel's Python, never a binary: its front-end compile (for the
+    # GPU's compile errors) needs no second binary per divisibility
+    divisible = [[False] * len(kinds) for kinds in types] if mode == "ttir-only" \
+        else _divisible(exercise, case, types)
+    return {"values": case_values(case), "types": types, "divisible": divisible}
 
 
 def case_values(case: Case) -> dict[str, Any]:
@@ -278,7 +282,7 @@ def _request(exercise: Exercise, cases: tuple[Case, ...], mode: str) -> dict[str
             "launches": [{"kernel": launch.kernel, "args": len(launch.args),
                           "names": ", ".join(a.buffer or a.expr.source for a in launch.args)}
                          for launch in exercise.triton.launches],
-            "cases": [_case_request(exercise, case) for case in cases],
+            "cases": [_case_request(exercise, case, mode) for case in cases],
             "max_binaries": MAX_BINARIES, "workers": compile_workers()}
 
 

@@ -128,6 +128,9 @@ def test_the_cpu_target_stops_after_the_front_end(saxpy_exercise) -> None:
     assert result.ok, result.log
     assert result.artifact.target == "ttir-only"
     assert all(b.cubin == b"" and b.params == 0 for b in result.artifact.binaries)
+    # it runs no binary, so none is compiled per divisibility: one per BLOCK
+    assert sorted(dict(b.meta)["BLOCK"] for b in result.artifact.binaries) == [256, 1024]
+    assert all(b.divisible == (False,) * 4 for b in result.artifact.binaries)
 
 
 @pytest.mark.parametrize("target, arch", [("gpu", "sm_90"), ("emu", None)])
