@@ -155,6 +155,7 @@ MESSAGE_CODES: dict[str, tuple[str, ...]] = {
     "triton_launch_not_dict": ("launcher", "got"), "triton_launch_grid": ("launcher", "value"),
     "triton_launch_num_warps": ("launcher", "value"), "triton_launch_num_stages": ("launcher", "value"),
     "triton_launch_unknown_key": ("launcher", "key", "kernel"),
+    "triton_launch_tuned_key": ("launcher", "key", "kernel"),
     "triton_launch_meta_value": ("launcher", "key", "value"),
     "triton_launch_missing_meta": ("launcher", "key", "kernel"), "triton_compile_error": ("detail",),
     "triton_too_many_binaries": ("count",), "triton_compile_limit": ("seconds", "megabytes"),

@@ -501,6 +501,7 @@ _ERRORS: dict[str, Any] = {
     "launch_num_warps": lambda name, e, r: msg.launch_num_warps(name, e.detail[:100]),
     "launch_num_stages": lambda name, e, r: msg.launch_num_stages(name, e.detail[:100]),
     "launch_unknown_key": lambda name, e, r: msg.launch_unknown_key(name, e.short("key")),
+    "launch_tuned_key": lambda name, e, r: msg.launch_tuned_key(name, e.short("key")),
     "launch_bad_meta": lambda name, e, r: msg.launch_meta_value(name, e.short("key"), e.detail[:100]),
     "launch_missing_meta": lambda name, e, r: msg.launch_missing_meta(name, e.short("key")),
     "too_many_binaries": lambda name, e, r: msg.too_many_binaries(MAX_BINARIES),

@@ -52,6 +52,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from triton.compiler.errors import CompilationError
 from triton.runtime import cache as triton_cache
+from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction, get_jit_fn_file_line
 
 # Triton names its on-disk cache by a hash of its own installation, libtriton's hundreds
@@ -109,8 +110,8 @@ def compile_request(request: dict) -> dict:
     cases = []
     for case in request["cases"]:
         row = []
-        for index, (fn, launcher) in enumerate(kernels):
-            meta, grid, num_warps, num_stages = call_launcher(fn, launcher, path, case["values"])
+        for index, (fn, launcher, config) in enumerate(kernels):
+            meta, grid, num_warps, num_stages = call_launcher(fn, launcher, path, case["values"], config)
             types = tuple(case["types"][index])
             divisible = tuple(bool(d) for d in case["divisible"][index])
             key = (fn.__name__, types, divisible, tuple(sorted(meta.items())), num_warps, num_stages)
@@ -256,9 +257,15 @@ def def_line(fn) -> int:
 
 
 def check_kernel(module, path: str, name: str, nargs: int):
+    """The kernel `name` of the file, its `launch_K`, and the config its `@triton.autotune`
+    gives it (the first of its configs: the judge compiles and times that one), else None."""
     fn = module.__dict__.get(name)
     if fn is None:
         raise Refusal("missing_kernel", 0, 0, name, name=name)
+    config = None
+    if type(fn) is Autotuner:
+        config = first_config(fn, name)
+        fn = fn.fn
     if not isinstance(fn, JITFunction) or getattr(fn.fn, "__code__", None) is None \
             or fn.fn.__code__.co_filename != path:
         line = getattr(getattr(fn, "__code__", None), "co_firstlineno", 0)
@@ -271,10 +278,32 @@ def check_kernel(module, path: str, name: str, nargs: int):
         raise Refusal("missing_launch", def_line(fn), 0, name, name=name)
     if not inspect.isfunction(launcher):
         raise Refusal("launch_not_function", 0, 0, name, name=name)
-    return fn, launcher
+    return fn, launcher, config
 
 
-def call_launcher(fn, launcher, path: str, values: dict):
+def first_config(tuner, name: str) -> dict:
+    """`@triton.autotune`'s first config as plain values: its meta-parameters, num_warps and
+    num_stages (a config of another shape is Triton's error, in Triton's words)."""
+    configs = list(getattr(tuner, "configs", None) or [])
+    line = def_line(tuner.fn) if isinstance(tuner.fn, JITFunction) else 0
+    if not configs:
+        raise Refusal("triton", line, 0, f"@triton.autotune of {name} has no configs")
+    first = configs[0]
+    kwargs = getattr(first, "kwargs", None)
+    num_warps, num_stages = getattr(first, "num_warps", 4), getattr(first, "num_stages", 3)
+    if type(kwargs) is not dict or any(type(k) is not str for k in kwargs) \
+            or getattr(first, "pre_hook", None) is not None:
+        raise Refusal("triton", line, 0, f"@triton.autotune of {name}: its first config is not a "
+                      "triton.Config of meta-parameters")
+    return {"meta": dict(kwargs), "num_warps": num_warps, "num_stages": num_stages}
+
+
+def call_launcher(fn, launcher, path: str, values: dict, config: dict | None = None):
+    """`launch_K`'s answer for one case: (meta-parameters, grid, num_warps, num_stages). With
+    `config` (an autotuned kernel's first config) the config sets its meta-parameters, num_warps
+    and num_stages, and `launch_K` may not set them too (Triton's own rule). A grid may be a
+    function of the meta-parameters (`lambda META: (triton.cdiv(N, META["BLOCK"]),)`, as for
+    Triton's launcher)."""
     name = fn.__name__
     line = launcher.__code__.co_firstlineno
     try:
@@ -299,19 +328,28 @@ def call_launcher(fn, launcher, path: str, values: dict):
         raise Refusal("launch_not_dict", line, 0, type(got).__name__, name=name)
     if "grid" not in got:
         raise Refusal("launch_no_grid", line, 0, name, name=name)
-    grid = check_grid(got["grid"], line, name)
-    num_warps, num_stages = got.get("num_warps", 4), got.get("num_stages", 3)
+    for key in got:
+        if type(key) is not str:  # before any comparison: a key's own __eq__ could pass for "grid"
+            described = f"<{type(key).__name__}>"[:80]
+            raise Refusal("launch_unknown_key", line, 0, described, name=name, key=described)
+    tuned = dict(config["meta"]) if config else {}
+    if config:
+        tuned.update(num_warps=config["num_warps"], num_stages=config["num_stages"])
+        for key in got:
+            if key in tuned:
+                raise Refusal("launch_tuned_key", line, 0, key[:80], name=name, key=key[:80])
+    settings = {**tuned, **{k: v for k, v in got.items() if k != "grid"}}
+    num_warps, num_stages = settings.get("num_warps", 4), settings.get("num_stages", 3)
     if type(num_warps) is not int or num_warps not in WARPS:
         raise Refusal("launch_num_warps", line, 0, repr(num_warps)[:80], name=name)
     if type(num_stages) is not int or not 1 <= num_stages <= 8:
         raise Refusal("launch_num_stages", line, 0, repr(num_stages)[:80], name=name)
     constexprs = {p.name: p for p in fn.params if p.is_constexpr}
     meta = {}
-    for key, value in got.items():
-        if type(key) is not str:  # before any comparison: a key's own __eq__ could pass for "grid"
-            described = f"<{type(key).__name__}>"[:80]
-            raise Refusal("launch_unknown_key", line, 0, described, name=name, key=described)
-        if key in ("grid", "num_warps", "num_stages"):
+    for key, value in settings.items():
+        if type(key) is not str:  # a config's own key (its kwargs were checked to be str)
+            raise Refusal("launch_unknown_key", line, 0, "<key>", name=name, key="<key>")
+        if key in ("num_warps", "num_stages"):
             continue
         if key not in constexprs:
             raise Refusal("launch_unknown_key", line, 0, key[:80], name=name, key=key[:80])
@@ -322,7 +360,15 @@ def call_launcher(fn, launcher, path: str, values: dict):
     for key, param in constexprs.items():
         if key not in meta and not param.has_default:
             raise Refusal("launch_missing_meta", line, 0, key, name=name, key=key)
-    return meta, grid, num_warps, num_stages
+    grid = got["grid"]
+    if callable(grid):
+        try:
+            grid = grid({**meta, "num_warps": num_warps, "num_stages": num_stages})
+        except MemoryError:
+            raise
+        except BaseException as exc:  # noqa: BLE001
+            raise Refusal("launch_raised", learner_line(exc, path) or line, 0, describe(exc), name=name) from None
+    return meta, check_grid(grid, line, name), num_warps, num_stages
 
 
 def check_grid(grid, line: int, name: str) -> tuple[int, int, int]:

@@ -114,6 +114,12 @@ def launch_num_stages(kernel: str, value: str) -> Message:
                    "triton_launch_num_stages", launcher=f"launch_{kernel}", value=value)
 
 
+def launch_tuned_key(kernel: str, key: str) -> Message:
+    return Message(f"launch_{kernel} returns \"{key}\", which the @triton.autotune config of {kernel} sets: leave "
+                   f"it to the config (the judge compiles and times the first)", "triton_launch_tuned_key",
+                   launcher=f"launch_{kernel}", key=key, kernel=kernel)
+
+
 def launch_unknown_key(kernel: str, key: str) -> Message:
     return Message(f"launch_{kernel} returns \"{key}\", which is not \"grid\", \"num_warps\", \"num_stages\" or "
                    f"a tl.constexpr parameter of {kernel}", "triton_launch_unknown_key",

@@ -30,9 +30,11 @@ for both targets, so that a file gets one verdict):
   of this when it compiles, but only on the branch it compiles: `if hasattr(x.handle, "data"):`
   is false there and true in the interpreter.
 
-A refusal is the learner's `rejected` on the construct's line (`triton_module_code`,
-`triton_kernel_code`; `triton_tuner` for `@triton.autotune` and `@triton.heuristics`, which the
-judge does not run: the configuration is chosen in `launch_K`). Only the standard library is imported here.
+`@triton.autotune(configs=[triton.Config(...)], key=[...])` may stand above a kernel's
+`@triton.jit` with constant arguments (no pruning or hook functions): the judge compiles and times
+its first config. A refusal is the learner's `rejected` on the construct's line
+(`triton_module_code`, `triton_kernel_code`; `triton_tuner` for `@triton.heuristics`, which the
+judge does not run: the values are computed in `launch_K`). Only the standard library is imported here.
 """
 
 from __future__ import annotations
@@ -46,16 +48,19 @@ KERNEL_BUILTINS = frozenset({"range", "len", "min", "max", "print", "int", "floa
 CONSTANT_BUILTINS = frozenset({"int", "float", "bool", "str", "min", "max", "abs", "round", "len", "range",
                                "tuple", "list", "dict", "sum", "pow", "divmod", "True", "False", "None"})
 CONSTANT_CALLS = frozenset({"triton.cdiv", "triton.next_power_of_2", "triton.language.constexpr",
-                            "triton.language.core.constexpr"})
+                            "triton.language.core.constexpr", "triton.Config"})
 DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit"})
-# Triton's tuners: the judge runs neither (autotuning would time the learner's configurations, a
-# heuristic is Python beside the interpreter's buffers); a learner who writes one is told where
-# the choice goes instead (`triton_tuner`)
-TUNERS = {"triton.autotune": "triton.autotune", "triton.heuristics": "triton.heuristics",
-          "triton.runtime.autotune": "triton.autotune", "triton.runtime.heuristics": "triton.heuristics",
-          "triton.runtime.autotuner.autotune": "triton.autotune",
+# `@triton.autotune(configs=[triton.Config(...), …], key=[…])` above a kernel's `@triton.jit`, its
+# arguments constant expressions (no pruning or hook functions): the judge compiles and times the
+# first config (kernels/triton/compile_child.py)
+AUTOTUNE = "triton.autotune"
+# Triton's heuristics: Python of the learner's run on the kernel's arguments at each launch (on the
+# CPU target those are the interpreter's buffers); a learner who writes one is told where the choice
+# goes instead (`triton_tuner`)
+TUNERS = {"triton.heuristics": "triton.heuristics", "triton.runtime.heuristics": "triton.heuristics",
           "triton.runtime.autotuner.heuristics": "triton.heuristics"}
 TRITON_NAMES = frozenset({"language", "cdiv", "next_power_of_2", "jit"})  # triton.<name> a kernel may use
+MODULE_TRITON_NAMES = TRITON_NAMES | {"autotune", "Config"}  # … and the file's top level
 # attribute names that lead out of the language: the modules reachable from `triton.language` and a
 # tensor through public attributes in Triton 3.6 (builtins, inspect, knobs, ir, pkgutil, typing,
 # semantic's warnings and numbers), the interpreter's value behind a tensor, and the usual escapes
@@ -167,8 +172,9 @@ class _Module:
     def _definition(self, node: ast.FunctionDef) -> None:
         jit = node.name in self.kernels
         for decorator in node.decorator_list:
-            if not self._is_jit(decorator):
-                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            autotune = jit and isinstance(decorator, ast.Call) and self.qualified(target) == AUTOTUNE
+            if not self._is_jit(decorator) and not autotune:
                 tuner = TUNERS.get(self.qualified(target) or "")
                 if tuner is not None:
                     raise Refused(decorator, "tuner", tuner, node.name)
@@ -206,7 +212,7 @@ class _Module:
             raise Refused(node, where, _snippet(node), kernel)
         name = self.qualified(node)
         if name is not None and name.startswith("triton.") and not name.startswith("triton.language"):
-            if name.split(".")[1] not in TRITON_NAMES:
+            if name.split(".")[1] not in (MODULE_TRITON_NAMES if where == "module" else TRITON_NAMES):
                 raise Refused(node, where, _snippet(node), kernel)
 
     def _constant(self, node: ast.expr) -> None:

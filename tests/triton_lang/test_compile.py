@@ -16,7 +16,7 @@ from kernels.triton import jail
 from kernels.triton.compile import MAX_SOURCE_BYTES, compile_triton, default_cases
 from kernels.triton.launches import triton_launches
 from tests.triton_lang.conftest import SOFTMAX_DIR, scratch_triton_exercise
-from tests.triton_lang.sources import SAXPY, SOFTMAX, TRITON_SOFTMAX, line_of
+from tests.triton_lang.sources import SAXPY, SAXPY_AUTOTUNED, SOFTMAX, TRITON_SOFTMAX, line_of
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
@@ -280,3 +280,39 @@ def test_a_compile_time_unroll_bomb_ends_on_the_limits(saxpy_exercise, monkeypat
     result = compile_triton(source, saxpy_exercise, "emu", None)
     assert result.status == "compile_error" and result.limited
     assert code(result) == "triton_compile_limit"
+
+
+@pytest.mark.parametrize("target, arch", [("gpu", "sm_90"), ("emu", None)])
+def test_an_autotuned_kernel_is_compiled_with_its_first_config(saxpy_exercise, target, arch) -> None:
+    result = compile_triton(SAXPY_AUTOTUNED, saxpy_exercise, target, arch)
+    assert result.ok, result.log
+    assert {(b.meta, b.num_warps, b.num_stages) for b in result.artifact.binaries} == {((("BLOCK", 1024),), 4, 3)}
+    for case in saxpy_exercise.tests:
+        env = env_for(case, {})
+        [launch] = triton_launches(saxpy_exercise, result, env)
+        assert launch.grid == (-(-env["N"] // 1024), 1, 1) and launch.block == (128, 1, 1)
+
+
+def test_launch_k_may_not_set_what_the_config_sets(saxpy_exercise) -> None:
+    for returned in ('"BLOCK": 256, ', '"num_warps": 8, '):
+        source = SAXPY_AUTOTUNED.replace('return {"grid"', "return {" + returned + '"grid"')
+        result = compile_triton(source, saxpy_exercise, "emu", None)
+        assert result.status == "compile_error" and code(result) == "triton_launch_tuned_key"
+        assert result.diagnostics[0].line == line_of(source, "def launch_saxpy")
+        assert result.diagnostics[0].message.params["key"] == returned.split('"')[1]
+
+
+def test_a_grid_may_be_a_function_of_the_meta_parameters(saxpy_exercise) -> None:
+    source = SAXPY.replace('return {"grid": (triton.cdiv(N, BLOCK),)',
+                           'return {"grid": lambda META: (triton.cdiv(N, META["BLOCK"]),)')
+    assert source != SAXPY
+    result = compile_triton(source, saxpy_exercise, "emu", None)
+    assert result.ok, result.log
+    for case in saxpy_exercise.tests:
+        env = env_for(case, {})
+        [launch] = triton_launches(saxpy_exercise, result, env)
+        assert launch.grid == (-(-env["N"] // dict(launch.meta)["BLOCK"]), 1, 1)
+    raising = source.replace('META["BLOCK"]', 'META["BLOCKS"]')
+    failed = compile_triton(raising, saxpy_exercise, "emu", None)
+    assert failed.status == "compile_error" and code(failed) == "triton_launch_raised"
+    assert failed.diagnostics[0].line == line_of(raising, 'META["BLOCKS"]')

@@ -15,7 +15,7 @@ from kernels.triton import interp
 from kernels.triton.compile import compile_triton
 from kernels.triton.launches import triton_launches
 from tests.triton_lang.conftest import SOFTMAX_DIR, scratch_triton_exercise
-from tests.triton_lang.sources import SAXPY, SOFTMAX, TRITON_SOFTMAX, line_of
+from tests.triton_lang.sources import SAXPY, SAXPY_AUTOTUNED, SOFTMAX, TRITON_SOFTMAX, line_of
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
@@ -51,6 +51,12 @@ def judge(exercise, source: str) -> tuple[list, list]:
 
 def test_saxpy_is_accepted_in_every_test_case(saxpy_exercise):
     tests, diagnostics = judge(saxpy_exercise, SAXPY)
+    assert [t.status for t in tests] == ["pass"] * len(saxpy_exercise.tests) and diagnostics == []
+
+
+def test_an_autotuned_saxpy_runs_its_first_config(saxpy_exercise):
+    # the interpreter would time each config on the CPU; the server runs the first one's binary plan
+    tests, diagnostics = judge(saxpy_exercise, SAXPY_AUTOTUNED)
     assert [t.status for t in tests] == ["pass"] * len(saxpy_exercise.tests) and diagnostics == []
 
 

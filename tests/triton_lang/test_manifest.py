@@ -163,7 +163,7 @@ def test_one_field_of_an_error_changed(path: tuple, value: Any) -> None:
 @given(st.fixed_dictionaries({
     "kind": st.sampled_from(["syntax", "import", "missing_kernel", "not_jit", "kernel_params", "missing_launch",
                              "launch_unknown_arg", "launch_raised", "launch_not_dict", "launch_bad_grid",
-                             "launch_num_stages", "launch_unknown_key", "launch_bad_meta", "launch_missing_meta",
+                             "launch_num_stages", "launch_unknown_key", "launch_tuned_key", "launch_bad_meta", "launch_missing_meta",
                              "triton", "compile", "too_many_binaries", "interfered", "other"]),
     "line": st.integers(-5, 10**8), "column": st.integers(-5, 10**8), "message": st.text(max_size=3000)},
     optional={"name": st.sampled_from(["saxpy", "other", ""]), "want": st.integers(0, 8),

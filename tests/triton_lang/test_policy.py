@@ -17,7 +17,7 @@ import pytest
 
 from kernels.triton import policy
 from kernels.triton.compile import compile_triton
-from tests.triton_lang.sources import SAXPY, SAXPY_DESCRIPTORS, SOFTMAX, line_of
+from tests.triton_lang.sources import SAXPY, SAXPY_AUTOTUNED, SAXPY_DESCRIPTORS, SOFTMAX, line_of
 
 REPO = Path(__file__).resolve().parents[2]
 LESSON_FILES = sorted(REPO.glob("lessons/*/exercises/*/**/*.triton.py"))
@@ -158,14 +158,21 @@ def test_the_judge_refuses_them_before_anything_runs(saxpy_exercise):
     assert top.diagnostics[0].message.params["construct"] == "__import__('numpy')"
 
 
-@pytest.mark.parametrize("decorator, tuner", [
-    ('@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4)], key=["n"])', "triton.autotune"),
-    ('@triton.heuristics({"BLOCK": lambda args: 1024})', "triton.heuristics"),
-    ("@triton.runtime.autotune(configs=[], key=[])", "triton.autotune"),
-])
-def test_a_tuner_is_refused_with_where_the_choice_goes(saxpy_exercise, decorator, tuner):
-    # the Triton tutorials' kernels come with @triton.autotune: the learner is told that the
-    # judge runs no tuner and that launch_saxpy chooses the configuration
+def test_autotune_with_constant_configs_passes_and_its_hooks_do_not():
+    assert refusal(SAXPY_AUTOTUNED) is None
+    hooked = SAXPY_AUTOTUNED.replace('key=["n"])', 'key=["n"], prune_configs_by={"early_config_prune": lambda c, n: c})')
+    got = refusal(hooked)
+    assert got is not None and got.where == "module" and "lambda" in got.construct
+    inside = SAXPY_AUTOTUNED.replace("    pid = tl.program_id(0)\n", "    c = triton.Config({})\n    pid = tl.program_id(0)\n")
+    got = refusal(inside)  # triton.Config is for the decorator, not the kernel
+    assert got is not None and got.where == "kernel" and got.construct == "triton.Config"
+
+
+@pytest.mark.parametrize("decorator", ['@triton.heuristics({"BLOCK": lambda args: 1024})',
+                                       "@triton.heuristics(values={})"])
+def test_heuristics_are_refused_with_where_the_choice_goes(saxpy_exercise, decorator):
+    # a heuristic is Python run on the kernel's arguments at every launch (on the CPU target, the
+    # interpreter's buffers): the learner is told that launch_saxpy computes the values
     source = SAXPY.replace("@triton.jit\n", decorator + "\n@triton.jit\n", 1)
     for target, arch in (("emu", None), ("gpu", "sm_90")):
         result = compile_triton(source, saxpy_exercise, target, arch)
@@ -173,7 +180,8 @@ def test_a_tuner_is_refused_with_where_the_choice_goes(saxpy_exercise, decorator
         [diagnostic] = result.diagnostics
         assert diagnostic.line == line_of(source, decorator)
         assert diagnostic.message.code == "triton_tuner"
-        assert diagnostic.message.params == {"decorator": tuner, "kernel": "saxpy", "launcher": "launch_saxpy"}
+        assert diagnostic.message.params == {"decorator": "triton.heuristics", "kernel": "saxpy",
+                                             "launcher": "launch_saxpy"}
     other = compile_triton(SAXPY.replace("@triton.jit\n", "@staticmethod\n@triton.jit\n", 1), saxpy_exercise,
                            "emu", None)
     assert other.diagnostics[0].message.code == "triton_module_code"  # any other decorator: as before
