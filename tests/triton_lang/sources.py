@@ -56,25 +56,14 @@ args = ["x", "y", "rows", "cols"]
 
 # saxpy as the Triton tutorials write it: @triton.autotune over configs, the grid a function
 # of the meta-parameters (the judge compiles and times the first config)
-SAXPY_AUTOTUNED = '''import triton
-import triton.language as tl
-
-
-@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4),
-                          triton.Config({"BLOCK": 256}, num_warps=2, num_stages=2)], key=["n"])
-@triton.jit
-def saxpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
-    pid = tl.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    y = tl.load(y_ptr + offs, mask=mask)
-    tl.store(y_ptr + offs, a * x + y, mask=mask)
-
-
-def launch_saxpy(N):
-    return {"grid": lambda META: (triton.cdiv(N, META["BLOCK"]),)}
-'''
+SAXPY_AUTOTUNED = SAXPY.replace(
+    "@triton.jit\n",
+    '@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4),\n'
+    '                          triton.Config({"BLOCK": 256}, num_warps=2, num_stages=2)], key=["n"])\n'
+    "@triton.jit\n", 1).replace(
+    '    BLOCK = 1024 if N >= 65536 else 256\n'
+    '    return {"grid": (triton.cdiv(N, BLOCK),), "BLOCK": BLOCK, "num_warps": 4}\n',
+    '    return {"grid": lambda META: (triton.cdiv(N, META["BLOCK"]),)}\n')
 
 
 def line_of(source: str, text: str) -> int:
