@@ -225,8 +225,7 @@ def _allowed_import(name: str) -> bool:
     return name in ALLOWED_IMPORTS or name.startswith("triton.language.")
 
 
-def _arg_types(exercise: Exercise, case: Case) -> list[list[str]]:
-    env = env_for(case, {})
+def _arg_types(exercise: Exercise, env: dict[str, Any]) -> list[list[str]]:
     out = []
     for launch in exercise.triton.launches:
         types = []
@@ -247,12 +246,11 @@ INT_TYPES = frozenset({"i32", "u32", "i64", "u64"})
 DIVISOR = 16  # Triton's own launcher marks an integer argument divisible by 16 (`tt.divisibility`)
 
 
-def _divisible(exercise: Exercise, case: Case, types: list[list[str]]) -> list[list[bool]]:
+def _divisible(exercise: Exercise, env: dict[str, Any], types: list[list[str]]) -> list[list[bool]]:
     """Per launch, per argument: an integer whose value in this case is a multiple of 16.
     Triton's launcher specialises a kernel on it (masks on `offs < N` then cover whole
     vectors, so loads and stores may be 16 bytes wide); the judge compiles the same way, a
     binary per divisibility, and runs each binary only on cases where it holds."""
-    env = env_for(case, {})
     out = []
     for launch, kinds in zip(exercise.triton.launches, types):
         flags = []
@@ -264,11 +262,12 @@ def _divisible(exercise: Exercise, case: Case, types: list[list[str]]) -> list[l
 
 
 def _case_request(exercise: Exercise, case: Case, mode: str) -> dict[str, Any]:
-    types = _arg_types(exercise, case)
+    env = env_for(case, {})
+    types = _arg_types(exercise, env)
     # the CPU target runs the kernel's Python, never a binary: its front-end compile (for the
     # GPU's compile errors) needs no second binary per divisibility
     divisible = [[False] * len(kinds) for kinds in types] if mode == "ttir-only" \
-        else _divisible(exercise, case, types)
+        else _divisible(exercise, env, types)
     return {"values": case_values(case), "types": types, "divisible": divisible}
 
 

@@ -74,6 +74,9 @@ FILES = 256
 TASKS = 64
 ROOM_TASKS = 256
 SERVER_TASKS = 32  # the interpreter's own threads (numpy may start a few); no process
+# what the compile step writes when one of its forked compiles was killed at a limit
+# (kernels/triton/compile_child.py LIMIT_MARK: it cannot re-raise SIGKILL or SIGXCPU on itself)
+LIMIT_MARK = b"kdojo: a compile process ran past its limits"
 OUTPUT_CAP = 256 * 1024  # of stdout and of stderr kept by run_once; the rest is read and dropped
 
 _BOOT = r"""
@@ -306,11 +309,10 @@ class Outcome:
     def limited(self) -> bool:
         """It ran past its time or memory: killed by the wall clock or SIGKILL/SIGXCPU, or
         a MemoryError (the address-space limit) ended it, or the compile step says one of
-        its forked compiles was (kernels/triton/compile_child.py LIMIT_MARK)."""
+        its forked compiles was (LIMIT_MARK)."""
         return self.timed_out or self.signal in (signal.SIGKILL, signal.SIGXCPU) \
             or b"MemoryError" in self.stderr[-4096:] or b"std::bad_alloc" in self.stderr[-4096:] \
-            or b"LLVM ERROR: out of memory" in self.stderr[-4096:]\
-            or b"kdojo: a compile process ran past its limits" in self.stderr[-4096:]
+            or b"LLVM ERROR: out of memory" in self.stderr[-4096:] or LIMIT_MARK in self.stderr[-4096:]
 
 
 def run_once(script: Path, args: Sequence[str], work_dir: Path, *, cpu_s: int, wall_s: float,

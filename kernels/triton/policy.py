@@ -57,8 +57,7 @@ AUTOTUNE = "triton.autotune"
 # Triton's heuristics: Python of the learner's run on the kernel's arguments at each launch (on the
 # CPU target those are the interpreter's buffers); a learner who writes one is told where the choice
 # goes instead (`triton_tuner`)
-TUNERS = {"triton.heuristics": "triton.heuristics", "triton.runtime.heuristics": "triton.heuristics",
-          "triton.runtime.autotuner.heuristics": "triton.heuristics"}
+HEURISTICS = frozenset({"triton.heuristics", "triton.runtime.heuristics", "triton.runtime.autotuner.heuristics"})
 TRITON_NAMES = frozenset({"language", "cdiv", "next_power_of_2", "jit"})  # triton.<name> a kernel may use
 MODULE_TRITON_NAMES = TRITON_NAMES | {"autotune", "Config"}  # … and the file's top level
 # attribute names that lead out of the language: the modules reachable from `triton.language` and a
@@ -175,9 +174,8 @@ class _Module:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             autotune = jit and isinstance(decorator, ast.Call) and self.qualified(target) == AUTOTUNE
             if not self._is_jit(decorator) and not autotune:
-                tuner = TUNERS.get(self.qualified(target) or "")
-                if tuner is not None:
-                    raise Refused(decorator, "tuner", tuner, node.name)
+                if self.qualified(target) in HEURISTICS:
+                    raise Refused(decorator, "tuner", "triton.heuristics", node.name)
                 raise Refused(decorator, "module", "@" + _snippet(decorator))
             if isinstance(decorator, ast.Call):
                 for value in [*decorator.args, *(k.value for k in decorator.keywords)]:

@@ -124,3 +124,19 @@ def _helper(tmp_path: Path) -> Path:
     path = tmp_path / "kdojo_helper.py"
     path.write_text("NAME = 'helper'\n")
     return path
+
+
+def test_the_compile_step_and_the_judge_agree_on_its_limit_mark_and_crash_signals() -> None:
+    # compile_child.py runs in the sandbox and imports nothing of the judge's: its copies of the
+    # limit mark (jail.Outcome.limited reads it) and of the signals the sandbox lets a process
+    # raise on itself (kernels/emu/seccomp.py) must stay the same as ours. Read from its source:
+    # importing it would replace Triton's cache key in this process.
+    import ast
+
+    from kernels.emu.seccomp import SELF_SIGNALS
+
+    source = (Path(__file__).resolve().parents[2] / "kernels" / "triton" / "compile_child.py").read_text()
+    values = {node.targets[0].id: node.value for node in ast.parse(source).body
+              if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)}
+    assert ast.literal_eval(values["LIMIT_MARK"]).encode() == jail.LIMIT_MARK
+    assert tuple(int(getattr(signal, e.attr)) for e in values["SELF_SIGNALS"].elts) == SELF_SIGNALS
