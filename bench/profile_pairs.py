@@ -4,6 +4,7 @@ the exercise's largest benchmark case, as a markdown table.
 
     PYTHONPATH=. python3 bench/profile_pairs.py                   # the emulator's side, anywhere
     PYTHONPATH=. python3 bench/profile_pairs.py --gpu             # and the measured times (a GPU, CuPy)
+    PYTHONPATH=. python3 bench/profile_pairs.py --gpu-only T.jsonl  # the measured times alone (no emulator)
     PYTHONPATH=. python3 bench/profile_pairs.py --exercise shared-tiling.transpose
     PYTHONPATH=. python3 bench/profile_pairs.py --counts bench/data/profile-agreement-2026-11-29/emu.jsonl.gz --store-resources
 
@@ -52,10 +53,24 @@ def as_submission(exercise: Any, file: str) -> tuple[Any, str]:
         return exercise, (exercise.folder / file).read_text()
     name = file.split(":", 1)[1]
     base = next(b for b in exercise.benchmark.baselines if b.name == name)
-    template = exercise.kernels[0]
-    kernels = base.kernels or tuple(dataclasses.replace(template, name=k)
-                                    for k in dict.fromkeys(l.kernel for l in base.launches))
-    return dataclasses.replace(exercise, kernels=kernels, launches=base.launches), base.source.read_text()
+    source = base.source.read_text()
+    kernels = tuple(_declared(source, k) for k in dict.fromkeys(l.kernel for l in base.launches))
+    return dataclasses.replace(exercise, kernels=kernels, launches=base.launches), source
+
+
+def _declared(source: str, name: str) -> Any:
+    """The kernel `name` as the baseline's own source declares it (a baseline may take other
+    parameters than the exercise's kernel: a one-thread scan has no tile state)."""
+    import re
+
+    from kernels.spec import Param, KernelSpec
+
+    signature = " ".join(re.search(r'extern "C" __global__ void ' + name + r"\(([^)]*)\)", source)[1].split())
+    params = []
+    for decl in signature.split(","):
+        m = re.fullmatch(r"\s*(const\s+)?(.*?)\s*(\*?)\s*(?:__restrict__\s*)?(\w+)\s*", decl)
+        params.append(Param(m[4], m[2].strip(), bool(m[3]), bool(m[1])))
+    return KernelSpec(name, signature, tuple(params))
 
 
 def emulator_profile(exercise_id: str, file: str) -> dict[str, Any] | None:
@@ -94,13 +109,44 @@ def gpu_ms(exercise_id: str, file: str) -> float | None:
     compiled = compile_submission(source, exercise, backend.arch)
     program = backend.build(exercise, source, compiled)
     case = largest_case(exercise, compiled.constants)
-    data = _CaseData(exercise, case, compiled.constants, SEED)
+    data = _CaseData(exercise, case, compiled, SEED)
     launches = resolve_launches(exercise.launches, data.env)
     summary = measure(lambda rep: backend.launch_all(program, launches, data.arrays(rep)),
-                      L2Flusher(backend.l2_bytes), reset=data.reset, cap_s=5.0, min_reps=5)
+                      L2Flusher(backend.l2_bytes), reset=data.prepare, cap_s=5.0, min_reps=5, gate=True)
     del data
     cupy.get_default_memory_pool().free_all_blocks()
     return round(summary.median_ms, 4)
+
+
+def time_on_gpu(pairs: list[dict[str, Any]], out_path: str) -> int:
+    """Every file of `pairs` timed on this GPU (gpu_ms), once each, a JSON line per file appended
+    to `out_path` and printed: {exercise, file, ms} or {…, skipped} for a baseline that the
+    benchmark runs only up to max_n, below the largest case."""
+    import json
+
+    from kernels.exercises import find_exercise
+    from kernels.plan import env_for
+    from kernels.profile.model import largest_case
+
+    seen: set[tuple[str, str]] = set()
+    with open(out_path, "a") as out:
+        for p in pairs:
+            exercise = find_exercise(p["exercise"])
+            for file in (p["slow"], p["fast"]):
+                if (p["exercise"], file) in seen:
+                    continue
+                seen.add((p["exercise"], file))
+                row: dict[str, Any] = {"exercise": p["exercise"], "file": file}
+                base = next((b for b in exercise.benchmark.baselines if f"baseline:{b.name}" == file), None)
+                n = env_for(largest_case(exercise, {}), {}).get(exercise.dims[0]) if exercise.dims else None
+                if base is not None and base.max_n is not None and n is not None and n > base.max_n:
+                    row["skipped"] = f"max_n {base.max_n} < {n}"
+                else:
+                    row["ms"] = gpu_ms(p["exercise"], file)
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                print(json.dumps(row), flush=True)
+    return 0
 
 
 def from_counts(emu_jsonl: str, store_resources: bool = False) -> dict[str, float]:
@@ -157,6 +203,9 @@ def _row(pair: dict[str, Any], gpu: bool, cache: dict, stored: dict[str, float])
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gpu", action="store_true", help="also time each file on this GPU")
+    parser.add_argument("--gpu-only", metavar="JSONL",
+                        help="no emulator: time each file on this GPU, a JSON line each appended to JSONL "
+                             "(a one-thread baseline past its max_n is not run)")
     parser.add_argument("--exercise", help="only this exercise's pairs")
     parser.add_argument("--counts", metavar="EMU_JSONL",
                         help="no emulator run: the model on counts stored by profile_agreement.py --backend emu, "
@@ -169,6 +218,8 @@ def main() -> int:
     if not pairs:
         print(f"profile_pairs: no pair for {args.exercise!r}", file=sys.stderr)
         return 2
+    if args.gpu_only:
+        return time_on_gpu(pairs, args.gpu_only)
     if args.counts:
         if args.store_resources:
             from_counts(args.counts, store_resources=True)

@@ -36,7 +36,17 @@ COUNT_KEYS = ("gld_req", "gld_sectors", "gld_ideal", "gst_req", "gst_sectors", "
               # checks): what the warp execution efficiency metric uses
               "work_inst", "work_lanes", "work_pred_lanes",
               # the launch's blocks that ran: all of them, or a sample of a benchmark-size grid (#26)
-              "blocks")
+              "blocks",
+              # (#26) each block's busiest thread's rounds of global loads in flight together (a store or
+              # a barrier ends one), summed; the stored sectors that reach L2 (a thread's stores into
+              # the sector it stored to just before are combined in L1)
+              "gld_rounds", "gst_l2",
+              # (#26) the rest of a block's serial chain, its busiest thread's: warp collectives
+              # (shuffles, votes) and barriers, summed over blocks
+              "block_collectives", "block_barriers",
+              # (#26) load requests, each weighing the share of its sectors that no earlier load of the
+              # launch brought, in 1/1024ths
+              "gld_req_new")
 _MAX_COUNT = 1 << 62
 # The profiled case must stay small: the check build is slow and records every access.
 PROFILE_MAX_THREADS = 1 << 16

@@ -631,3 +631,93 @@ def test_wmma_fragments_in_shared_memory_count_as_an_h100_does(ld, load_waves, s
     assert more_stores["shd_ideal"] - base["shd_ideal"] == 4 * 2
     # the worst bank: the tile's rows per bank group (1, 2 or 8), the accumulator's words per bank
     assert base["shd_max_ways"] >= max(load_waves // 4, store_waves)
+
+
+# (#26) Loads in flight together: a thread's global loads before its next store or barrier are one
+# round; a block waits for its busiest thread's rounds.
+STAGE_THEN_STORE = """
+__global__ void stage(const float* x, float* y) {
+    __shared__ float tile[4 * 64];
+    const int base = blockIdx.x * 256, t = threadIdx.x;
+    float v[4];
+    for (int q = 0; q < 4; ++q) v[q] = x[base + t + 64 * q];   // four loads, then four stores
+    for (int q = 0; q < 4; ++q) tile[t + 64 * q] = v[q];
+    __syncthreads();
+    y[base + t] = tile[255 - t];
+}
+"""
+STAGE_EACH = """
+__global__ void stage(const float* x, float* y) {
+    __shared__ float tile[4 * 64];
+    const int base = blockIdx.x * 256, t = threadIdx.x;
+    for (int q = 0; q < 4; ++q) tile[t + 64 * q] = x[base + t + 64 * q];  // each load, then its store
+    if (t == 0)  // one thread's three more rounds (y may alias x: each load waits for the store
+        for (int q = 0; q < 3; ++q) y[q] = 2.0f * x[768 + 8 * (3 * blockIdx.x + q)];  // before), new sectors
+    if (t == 1)  // three more loads of sectors loaded before: hits, no wait on DRAM
+        for (int q = 0; q < 3; ++q) y[4 + q] = 2.0f * x[base + q];
+    __syncthreads();
+    y[base + t] = tile[255 - t];
+}
+"""
+
+
+@pytest.mark.parametrize("source, rounds", [(STAGE_THEN_STORE, 1), (STAGE_EACH, 7)])
+def test_loads_before_a_store_are_one_round_and_a_block_waits_for_its_busiest_thread(source, rounds):
+    x = np.arange(4 * 256, dtype=np.float32)
+    c = run_counts(source, "stage", (3, 1, 1), (64, 1, 1), [x, np.zeros(3 * 256, np.float32)])
+    assert c["gld_rounds"] == 3 * rounds
+    more = 6 if rounds > 1 else 0  # threads 0 and 1 each load three times more, one lane a warp
+    assert c["gld_req"] == 3 * (4 * 2 + more)
+    # in 1/1024ths of a request: every staging request and thread 0's bring only new sectors,
+    # thread 1's none
+    assert c["gld_req_new"] == 1024 * 3 * (4 * 2 + more // 2)
+    assert c["block_barriers"] == 3 and c["block_collectives"] == 0
+
+
+SCAN_STEPS = """
+__global__ void steps(const int* x, int* y) {
+    __shared__ int total[2];
+    int v = x[blockIdx.x * 64 + threadIdx.x];
+    for (int d = 1; d < 32; d *= 2) {
+        const int up = __shfl_up_sync(0xffffffffu, v, d);
+        if (threadIdx.x % 32 >= d) v += up;
+    }
+    if (threadIdx.x % 32 == 31) total[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) total[1] += total[0] + __shfl_sync(1u, v, 0);
+    __syncthreads();
+    y[blockIdx.x * 64 + threadIdx.x] = v + (threadIdx.x >= 32 ? total[0] : 0);
+}
+"""
+
+
+def test_a_blocks_chain_counts_its_busiest_threads_shuffles_and_barriers():
+    c = run_counts(SCAN_STEPS, "steps", (2, 1, 1), (64, 1, 1),
+                   [np.arange(128, dtype=np.int32), np.zeros(128, np.int32)])
+    assert c["block_collectives"] == 2 * 6  # thread 0: five steps of the scan and one more shuffle
+    assert c["block_barriers"] == 2 * 2
+    assert c["gld_rounds"] == 2 and c["gld_req_new"] == 1024 * 4
+
+
+NEIGHBOUR_STORES = """
+__global__ void spread(float* y, int n) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int j = 0; j < 4; ++j)            // lane l writes words 4l .. 4l + 3: 16 bytes apart a lane
+        if (4 * t + j < n) y[4 * t + j] = 1.0f;
+}
+"""
+COLUMN_STORES = """
+__global__ void spread(float* y, int n) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int j = 0; j < 4; ++j)            // a column a step: a store never meets the thread's last sector
+        if (t + 32 * 32 * j < n) y[32 * t + 32 * 32 * j] = 1.0f;
+}
+"""
+
+
+@pytest.mark.parametrize("source, l2", [(NEIGHBOUR_STORES, 16), (COLUMN_STORES, 128)])
+def test_a_threads_stores_into_the_sector_it_stored_to_reach_l2_once(source, l2):
+    c = run_counts(source, "spread", (1, 1, 1), (32, 1, 1), [np.zeros(4096, np.float32), 4096])
+    assert c["gst_req"] == 4
+    assert c["gst_sectors"] == (64 if source is NEIGHBOUR_STORES else 128)
+    assert c["gst_l2"] == l2

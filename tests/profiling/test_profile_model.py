@@ -381,3 +381,36 @@ def test_a_launch_grows_only_as_far_as_its_buffers_allow():
     est = model.estimate(exercise, "", counted, plan, occ, {})
     moved = sum(32 * (c["gld_unique"] + c["gst_unique"]) * (16384 / 640 if c is scan else scale) for c in plan)
     assert est["dram_bytes"] == pytest.approx(moved, rel=1e-6)
+
+
+def test_a_block_waits_for_its_busiest_threads_rounds_and_combined_stores_are_one_l2_write():
+    """Two blocks of 8 warps, 15 load requests each: one warp's 8 loads wait each for the one before
+    (8 rounds) or go together (2 rounds); spread over the 16 resident warps the requests wait 30 / 16
+    latencies. A row's neighbouring stores combined in L1 reach L2 once."""
+    base = dict(gld_req=30, gld_sectors=120, gld_ideal=120, gld_unique=120, gst_req=64, gst_sectors=256,
+                gst_ideal=256, gst_unique=64, warp_inst=94)
+    serial = model.launch_terms(counts(**base, gld_rounds=16, gst_l2=64), 1.0, 2, 256, 8, H100)
+    together = model.launch_terms(counts(**base, gld_rounds=4, gst_l2=64), 1.0, 2, 256, 8, H100)
+    assert serial["latency"] == pytest.approx(8 * model.LOAD_LATENCY_S)  # both blocks resident at once
+    assert together["latency"] == pytest.approx(2 * model.LOAD_LATENCY_S)  # the rounds, above 30 / 16
+    without = model.launch_terms(counts(**base, gst_l2=64), 1.0, 2, 256, 8, H100)
+    assert without["latency"] == pytest.approx(30 / 16 * model.LOAD_LATENCY_S)  # counts without rounds
+    uncombined = model.launch_terms(counts(**base, gld_rounds=4, gst_l2=256), 1.0, 2, 256, 8, H100)
+    assert uncombined["l2"] - together["l2"] == pytest.approx(32 * 192 / H100.l2_bps)
+    assert uncombined["dram"] == together["dram"]  # DRAM moves the distinct sectors either way
+
+
+def test_loads_wait_on_dram_in_the_share_of_new_sectors_at_the_benchmark_size():
+    """A GEMM's requests grow with its flops, its distinct sectors with its matrices: at the big
+    size most of its loads are of tiles loaded before, and only the new ones wait on DRAM."""
+    c = counts(gld_req=1000, gld_sectors=4000, gld_ideal=4000, gld_unique=4000, warp_inst=1000)
+    same = model.launch_terms(c, 64.0, 1000, 256, 8, H100, dram_scale=64.0)
+    gemm = model.launch_terms(c, 64.0, 1000, 256, 8, H100, dram_scale=4.0)
+    assert gemm["latency"] == pytest.approx(same["latency"] * 4 / 64)
+    # counted per request (#26): 1,000 requests of which 250 bring only new sectors, 750 none
+    # (a stencil's taps): 250 waits, where the launch's share of new sectors would say 1,000
+    taps = dict(c, gld_req_new=250 * 1024)
+    assert model.launch_terms(taps, 64.0, 1000, 256, 8, H100, dram_scale=64.0)["latency"] == \
+        pytest.approx(same["latency"] / 4)
+    assert model.launch_terms(taps, 64.0, 1000, 256, 8, H100, dram_scale=4.0)["latency"] == \
+        pytest.approx(same["latency"] / 4 * 4 / 64)

@@ -39,6 +39,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace kdojo {
@@ -50,15 +51,19 @@ uint32_t g_profile_sample = 0;
 
 namespace {
 
-// F_ROOM16: a shared access whose 16-byte-aligned block lies wholly inside its variable
-enum : uint8_t { F_SHARED = 1, F_WRITE = 2, F_ATOMIC = 4, F_ROOM16 = 8 };
+// F_ROOM16: a shared access whose 16-byte-aligned block lies wholly inside its variable;
+// F_COMBINED: a global store into the sector the same thread's previous global access stored to
+// (count_rounds: L1 combines it with that one on its way to L2)
+// F_NEW: a global load of a sector no earlier access of the launch loaded (count_rounds)
+enum : uint8_t { F_SHARED = 1, F_WRITE = 2, F_ATOMIC = 4, F_ROOM16 = 8, F_COMBINED = 16, F_NEW = 32 };
 
 struct Rec {
     uint64_t addr;
     uint32_t pc;     // the static program's code address (< 2^31), or bit 31 | the learner's line (atomics)
     uint32_t block;
     uint32_t epoch;  // the barriers (__syncthreads) the thread had passed in its block
-    uint32_t occ;    // this thread's n-th execution of pc since that barrier (filled at the end)
+    uint32_t occ;    // this thread's n-th execution of pc since that barrier (filled at the end;
+                     // until then the warp collectives it had taken part in: count_rounds)
     uint16_t tid;
     uint16_t bytes;
     uint8_t flags;
@@ -82,7 +87,8 @@ enum {
     WARP_INST, ACTIVE_LANES, ATOM_OPS, ATOM_ADDRS, ATOM_MAX, TRUNCATED, GMEM_INST, GMEM_LANES,
     GLD_UNIQUE, GST_UNIQUE, GATOM_OPS, GATOM_ADDRS, GATOM_MAX, ACCESSES,
     BB_INST, BB_LANES, CODE_INST, CODE_LANES, CODE_PRED_LANES, BB_DROPPED, BB_PRED_LANES,
-    WORK_INST, WORK_LANES, WORK_PRED_LANES, BLOCKS, N_KEYS
+    WORK_INST, WORK_LANES, WORK_PRED_LANES, BLOCKS, GLD_ROUNDS, GST_L2, BLOCK_COLLECTIVES,
+    BLOCK_BARRIERS, GLD_REQ_NEW, N_KEYS
 };
 struct Totals {
     uint64_t v[N_KEYS] = {};
@@ -93,7 +99,8 @@ const char* const kNames[N_KEYS] = {"gld_req", "gld_sectors", "gld_ideal", "gst_
                                     "gmem_lanes", "gld_unique", "gst_unique", "gatom_ops", "gatom_addrs",
                                     "gatom_max", "accesses", "bb_inst", "bb_lanes", "code_inst", "code_lanes",
                                     "code_pred_lanes", "bb_dropped", "bb_pred_lanes", "work_inst", "work_lanes",
-                                    "work_pred_lanes", "blocks"};
+                                    "work_pred_lanes", "blocks", "gld_rounds", "gst_l2",
+                                    "block_collectives", "block_barriers", "gld_req_new"};
 // Every global sector read or written in the launch (distinct ones: what DRAM
 // must move at least once, the estimate's DRAM term, kernels/profile_model.py).
 std::vector<uint64_t> g_read_sectors, g_write_sectors;
@@ -120,6 +127,10 @@ int g_frag_pattern = FRAG_PLAIN;
 std::vector<Rec> g_frag;
 Totals g_frag_totals;
 std::vector<uint64_t> g_frag_read, g_frag_write;
+// (block << 16 | lane 0's thread) → the warp's fragment loads from global memory that brought a
+// new sector (count_rounds); the sectors fragment loads brought so far in the launch
+std::unordered_map<uint64_t, uint64_t> g_frag_rounds;
+std::unordered_set<uint64_t> g_frag_loaded;
 
 uint64_t shared_waves(const Rec* lo, const Rec* hi, uint64_t& ideal, uint64_t& ways);
 
@@ -214,6 +225,13 @@ void fold_fragment() {
                 g_frag_totals.v[write ? GST_REQ : GLD_REQ] += inst;
                 g_frag_totals.v[write ? GST_SECTORS : GLD_SECTORS] += sectors.size();
                 g_frag_totals.v[write ? GST_IDEAL : GLD_IDEAL] += ceil_div(n, 32);
+                bool fresh = false;  // a tile with a sector no fragment load brought before waits on DRAM
+                if (!write)
+                    for (uint64_t sec : sectors) fresh |= g_frag_loaded.insert(sec).second;
+                if (fresh) {
+                    g_frag_totals.v[GLD_REQ_NEW] += 1024 * inst;
+                    ++g_frag_rounds[uint64_t(g_frag.front().block) << 16 | g_frag.front().tid];
+                }
                 std::vector<uint64_t>& all = write ? g_frag_write : g_frag_read;
                 all.insert(all.end(), sectors.begin(), sectors.end());
             }
@@ -232,8 +250,25 @@ void fold_global(const Rec* lo, const Rec* hi, uint64_t lanes, Totals& t) {
     std::vector<uint64_t>& all = store ? g_write_sectors : g_read_sectors;
     all.insert(all.end(), sectors.begin(), sectors.begin() + n);
     t.v[store ? GST_REQ : GLD_REQ] += 1;
+    if (!store) {  // the request waits on DRAM in the share of its sectors that are new (1/1024ths)
+        std::vector<uint64_t> fresh;
+        for (const Rec* r = lo; r < hi; ++r)
+            if (r->flags & F_NEW)
+                for (uint64_t s = r->addr / 32; s <= (r->addr + r->bytes - 1) / 32; ++s) fresh.push_back(s);
+        std::sort(fresh.begin(), fresh.end());
+        const uint64_t k = std::unique(fresh.begin(), fresh.end()) - fresh.begin();
+        t.v[GLD_REQ_NEW] += (1024 * k + n / 2) / n;
+    }
     t.v[store ? GST_SECTORS : GLD_SECTORS] += n;
     t.v[store ? GST_IDEAL : GLD_IDEAL] += ceil_div(lanes * lo->bytes, 32);
+    if (store) {  // the sectors that reach L2: those of lanes whose store L1 did not combine
+        sectors.clear();
+        for (const Rec* r = lo; r < hi; ++r)
+            if (!(r->flags & F_COMBINED))
+                for (uint64_t s = r->addr / 32; s <= (r->addr + r->bytes - 1) / 32; ++s) sectors.push_back(s);
+        std::sort(sectors.begin(), sectors.end());
+        t.v[GST_L2] += std::unique(sectors.begin(), sectors.end()) - sectors.begin();
+    }
 }
 
 // Wavefronts of the lanes [lo, hi): the most distinct 4-byte words one of the 32 banks serves,
@@ -269,6 +304,80 @@ void fold_shared(const Rec* lo, const Rec* hi, uint64_t /*lanes*/, Totals& t) {
     t.v[SHD_WAVES] += waves;
     t.v[SHD_IDEAL] += ideal;
     t.v[SHD_MAX_WAYS] = std::max(t.v[SHD_MAX_WAYS], ways);
+}
+
+// ---- which loads wait on which (#26) ----
+// A thread's global loads issued before it stores anything (to global or shared memory) or passes
+// a barrier are in flight together: nvcc issues a run of independent loads before their first
+// use, and a store is where a loaded value is used at the latest. A staging loop's `tile[j] = x[j]`
+// waits for each load before the next one is issued (sm_90 SASS: LDG, STS, the branch back); four
+// loads into registers, then four stores, wait once. Each run that loads a sector no earlier load
+// of the launch did (in execution order: F_NEW) is a round, one DRAM latency; the others are L1
+// or L2 hits. A block holds its SM's slots until its busiest thread's rounds are done, so
+// gld_rounds is the sum over blocks of their busiest thread's rounds (a WMMA fragment loaded from
+// global memory that brings a new sector: a round of its warp's lane 0); gld_req_new sums each
+// load request's share of new sectors, in 1/1024ths (fold_global). A round is a lower bound: a loop
+// of loads with no store between them is one round, where nvcc may keep it rolled (a grid-stride
+// `acc += in[i]`: one LDG and the FADD that waits for it a step) or unroll it (a constant stride
+// of 32: sixteen LDGs, then their uses), and a load whose address comes from an earlier load of
+// the run (a gather's index) is in its round though it waits for it. The estimate takes the
+// longer of this and every request waiting (kernels/profile/model.py).
+// Stores: a global store into the sector the thread's previous global access stored to (the
+// same epoch, no load between: four scalar stores of neighbouring words) is combined with it in
+// L1 before L2 (ncu: 4 scalar stores a thread at 16-byte stride, each sector reaches L2 once),
+// flagged F_COMBINED; gst_l2 counts the sectors L2 receives.
+// The rest of a block's serial chain: its busiest thread's warp collectives (shuffles, votes) and
+// barriers, as of its last memory access (block_collectives, block_barriers: sums over blocks).
+void count_rounds(Totals& t) {
+    struct State {
+        uint32_t epoch = 0, rounds = 0, collectives = 0;
+        bool open = false, waits = false;  // a round is open; it has brought a new sector
+        uint64_t stored = UINT64_MAX;  // the sector of the previous global access, if it was a store
+    };
+    std::unordered_map<uint64_t, State> threads;  // block << 16 | thread
+    std::unordered_set<uint64_t> loaded;           // sectors loaded so far, in execution order
+    for (Rec& r : g_recs) {
+        State& s = threads[uint64_t(r.block) << 16 | r.tid];
+        s.collectives = std::max(s.collectives, r.occ);
+        if (s.epoch != r.epoch) {
+            s.epoch = r.epoch;
+            s.open = false;
+            s.stored = UINT64_MAX;
+        }
+        const bool shared = r.flags & F_SHARED, write = r.flags & F_WRITE, atomic = r.flags & F_ATOMIC;
+        if (!shared && !write && !atomic) {
+            for (uint64_t sec = r.addr / 32; sec <= (r.addr + r.bytes - 1) / 32; ++sec)
+                if (loaded.insert(sec).second) r.flags |= F_NEW;
+            if (!s.open) s.waits = false;
+            s.open = true;
+            if ((r.flags & F_NEW) && !s.waits) {  // only a round that brings a new sector waits on DRAM
+                s.waits = true;
+                ++s.rounds;
+            }
+            s.stored = UINT64_MAX;
+        } else if (write || atomic) {
+            s.open = false;
+            if (shared) continue;
+            const uint64_t first = r.addr / 32, last = (r.addr + r.bytes - 1) / 32;
+            if (!atomic && first == last && first == s.stored) r.flags |= F_COMBINED;
+            s.stored = atomic ? UINT64_MAX : last;
+        }
+    }
+    for (const auto& f : g_frag_rounds) threads[f.first].rounds += static_cast<uint32_t>(f.second);
+    g_frag_rounds.clear();
+    struct Most { uint32_t rounds = 0, collectives = 0, barriers = 0; };
+    std::unordered_map<uint32_t, Most> busiest;  // block → its busiest thread's
+    for (const auto& th : threads) {
+        Most& most = busiest[static_cast<uint32_t>(th.first >> 16)];
+        most.rounds = std::max(most.rounds, th.second.rounds);
+        most.collectives = std::max(most.collectives, th.second.collectives);
+        most.barriers = std::max(most.barriers, th.second.epoch);
+    }
+    for (const auto& b : busiest) {
+        t.v[GLD_ROUNDS] += b.second.rounds;
+        t.v[BLOCK_COLLECTIVES] += b.second.collectives;
+        t.v[BLOCK_BARRIERS] += b.second.barriers;
+    }
 }
 
 void assign_occurrences() {
@@ -635,6 +744,7 @@ void bb_totals(Totals& t) {
 Totals fold() {
     Totals t;
     merge_shared_runs();
+    count_rounds(t);  // in execution order: before the sorts below
     assign_occurrences();
     std::sort(g_recs.begin(), g_recs.end(), [](const Rec& a, const Rec& b) {
         if (a.block != b.block) return a.block < b.block;
@@ -746,6 +856,8 @@ void profile_launch_begin() {
     g_frag_totals = Totals{};
     g_frag_read.clear();
     g_frag_write.clear();
+    g_frag_rounds.clear();
+    g_frag_loaded.clear();
     g_block_threads_seen = 0;
     g_bb_warp.clear();
     g_bb_lanes.clear();
@@ -804,8 +916,8 @@ void profile_access(bool shared, uintptr_t addr, size_t bytes, bool write, bool 
     }
     uint8_t flags = (shared ? F_SHARED : 0) | (write ? F_WRITE : 0) | (atomic ? F_ATOMIC : 0) |
                     (shared && ((addr - base) | 15) < end - base ? F_ROOM16 : 0);
-    g_recs.push_back(Rec{addr, pc32(pc), g_block_linear, t->bar_epoch, 0, static_cast<uint16_t>(t->st.linear),
-                         static_cast<uint16_t>(std::min<size_t>(bytes, 65535)),
+    g_recs.push_back(Rec{addr, pc32(pc), g_block_linear, t->bar_epoch, t->collectives,
+                         static_cast<uint16_t>(t->st.linear), static_cast<uint16_t>(std::min<size_t>(bytes, 65535)),
                          flags, static_cast<uint8_t>(shared ? (addr - base) & 15 : 0)});
 }
 

@@ -437,6 +437,7 @@ inline void release_lanes(Thread* lanes, unsigned warp, unsigned m, unsigned pre
             o.result = 0;
         }
         ++o.sync_epoch;
+        if constexpr ((K >= COLL_SHFL_IDX && K <= COLL_MATCH_ANY) || K >= COLL_REDUCE_ADD) ++o.collectives;
         o.state = T_RUNNABLE;
         if (&o != arriving) g_hot[tail++ & (kHotRing - 1)] = warp * 32 + l;
     }
@@ -729,6 +730,7 @@ void init_threads(unsigned bx, unsigned by, unsigned bz) {
                 t.stack = nullptr;
                 t.bar_epoch = 0;
                 t.sync_epoch = 0;
+                t.collectives = 0;
                 t.frames = t.stepped = 0;
                 t.st.idx = uint3{x, y, z};
                 t.st.linear = i;

@@ -29,6 +29,7 @@ struct Thread {
     uint64_t result;
     uint32_t bar_epoch;   // barriers this thread has passed in this block
     uint32_t sync_epoch;  // warp collectives this lane has completed
+    uint32_t collectives; // shuffles, votes, matches and reductions this lane took part in (the profiler's)
     // Lockstep (a source with `volatile`): T_RECONV's loop head (where its back edge jumps);
     // the last code address seen in each of the lane's innermost frames (by the caller's
     // CFA), and whether the lane has taken a volatile access.
