@@ -63,14 +63,10 @@ def _declared(source: str, name: str) -> Any:
     parameters than the exercise's kernel: a one-thread scan has no tile state)."""
     import re
 
-    from kernels.spec import Param, KernelSpec
+    from kernels.spec import KernelSpec, parse_signature
 
     signature = " ".join(re.search(r'extern "C" __global__ void ' + name + r"\(([^)]*)\)", source)[1].split())
-    params = []
-    for decl in signature.split(","):
-        m = re.fullmatch(r"\s*(const\s+)?(.*?)\s*(\*?)\s*(?:__restrict__\s*)?(\w+)\s*", decl)
-        params.append(Param(m[4], m[2].strip(), bool(m[3]), bool(m[1])))
-    return KernelSpec(name, signature, tuple(params))
+    return KernelSpec(name, signature, parse_signature(signature))
 
 
 def emulator_profile(exercise_id: str, file: str) -> dict[str, Any] | None:
@@ -132,14 +128,14 @@ def time_on_gpu(pairs: list[dict[str, Any]], out_path: str) -> int:
     with open(out_path, "a") as out:
         for p in pairs:
             exercise = find_exercise(p["exercise"])
+            n = env_for(largest_case(exercise, {}), {})[exercise.dims[0]]
             for file in (p["slow"], p["fast"]):
                 if (p["exercise"], file) in seen:
                     continue
                 seen.add((p["exercise"], file))
                 row: dict[str, Any] = {"exercise": p["exercise"], "file": file}
                 base = next((b for b in exercise.benchmark.baselines if f"baseline:{b.name}" == file), None)
-                n = env_for(largest_case(exercise, {}), {}).get(exercise.dims[0]) if exercise.dims else None
-                if base is not None and base.max_n is not None and n is not None and n > base.max_n:
+                if base is not None and not base.runs_at(n):
                     row["skipped"] = f"max_n {base.max_n} < {n}"
                 else:
                     row["ms"] = gpu_ms(p["exercise"], file)

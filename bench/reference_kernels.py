@@ -291,7 +291,7 @@ def bench_exercise(cp, exercise, timer: Timer, peak_gbps: float, seed: int, sour
             cols["fw_ms"] = timer.median_ms(lambda: framework(arrays, cdict))
         first_dim = int(case.env[exercise.dims[0]])
         for name, baseline in baselines.items():  # every kernel baseline: naive, and any middle steps
-            if baseline.source is None or (baseline.max_n is not None and first_dim > baseline.max_n):
+            if baseline.source is None or not baseline.runs_at(first_dim):
                 continue
             nsrc = (exercise.folder / baseline.source).read_text()
             _, _, nfuncs = compile_module(cp, nsrc, exercise, [k.name for k in baseline.kernels] or

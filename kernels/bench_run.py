@@ -338,7 +338,7 @@ _BASELINE_PROGRAMS: dict[str, Any] = {}
 def _baseline_ms(exercise: Exercise, backend: Any, baseline: BaselineSpec, data: _CaseData,
                  flush: Callable[[], None], cap_s: float) -> float | None:
     n = data.env[exercise.dims[0]]
-    if baseline.max_n is not None and n > baseline.max_n:
+    if not baseline.runs_at(n):
         return None
     if baseline.python:
         fn = getattr(data.reference, baseline.python)

@@ -137,6 +137,11 @@ class BaselineSpec:
     max_n: int | None = None
     python: str | None = None
 
+    def runs_at(self, n: int) -> bool:
+        """Whether the benchmark times this baseline at a case whose first dimension is `n`
+        (a one-thread baseline stops at its `max_n`)."""
+        return self.max_n is None or n <= self.max_n
+
 
 @dataclass(frozen=True)
 class BenchmarkSpec:
